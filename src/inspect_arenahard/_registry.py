@@ -1,0 +1,1 @@
+"""Inspect entry point: importing this module registers every task, solver and scorer."""

@@ -1,0 +1,1 @@
+"""Statistics core: pure numpy/scipy, no Inspect imports (checked by a test)."""
