@@ -1,1 +1,37 @@
-"""Inspect entry point: importing this module registers every task, solver and scorer."""
+"""Inspect entry point: importing this module registers every task, solver and scorer.
+
+Inspect namespaces plugin tasks (``inspect_arenahard/arenahard``), but users run the bare
+``inspect eval arenahard``. Inspect loads all plugin entry points before it resolves task names,
+so registering an unprefixed alias here makes the bare name resolve from any directory.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable
+
+from inspect_ai import Task
+from inspect_ai._eval.registry import task_register  # no public API registers an unprefixed name
+
+from inspect_arenahard.judges import pairwise_judge  # noqa: F401  (registers the scorer)
+from inspect_arenahard.solve import answer_with_baseline  # noqa: F401
+from inspect_arenahard.task import arenahard
+
+BARE_TASKS: list[Callable[..., Task]] = [arenahard]
+
+
+def register_bare_alias(task_fn: Callable[..., Task]) -> None:
+    """Register ``task_fn`` a second time under its unqualified name."""
+    name = task_fn.__name__
+
+    @functools.wraps(task_fn)
+    def alias(*args: Any, **kwargs: Any) -> Task:
+        return task_fn(*args, **kwargs)
+
+    params = list(inspect.signature(task_fn).parameters)
+    task_register(task=alias, name=name, attribs={}, params=params)
+
+
+for _task in BARE_TASKS:
+    register_bare_alias(_task)

@@ -1,0 +1,182 @@
+"""Questions and stored answers in arena-hard-auto's folder layout, and curated prompt files.
+
+A data folder holds ``question.jsonl`` and ``model_answer/<model>.jsonl`` in either of the two
+schemas arena-hard-auto has used:
+
+* legacy (2024): questions ``{question_id, category, cluster, turns[{content}]}``, answers
+  ``{question_id, model_id, choices[{turns[{content}]}], conv_metadata}``;
+* 2025: questions ``{uid, category, subcategory?, cluster?, prompt}``, answers
+  ``{uid, model, messages[{role, content}], metadata}`` where assistant content may be
+  ``{"answer": ...}``.
+
+Everything is normalised to :class:`Question` and :class:`StoredAnswer`. Errors name the file,
+the line and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from inspect_arenahard.style import StyleFeatures
+from inspect_arenahard.templates import config
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    prompt: str
+    category: str | None = None
+    cluster: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    question_id: str
+    model: str
+    text: str
+    style: StyleFeatures | None = None
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each non-blank line; a bad line is an error naming it."""
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as ex:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({ex.msg})") from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{path}:{lineno}: expected a JSON object")
+            yield lineno, record
+
+
+def _field(record: dict[str, Any], names: tuple[str, ...], where: str) -> Any:
+    for name in names:
+        if name in record and record[name] is not None:
+            return record[name]
+    raise ValueError(f"{where}: missing field {' or '.join(repr(n) for n in names)}")
+
+
+def _question(record: dict[str, Any], where: str) -> Question:
+    qid = str(_field(record, ("uid", "question_id", "id"), where))
+    if "prompt" in record:
+        prompt = record["prompt"]
+    elif "turns" in record:
+        turns = record["turns"]
+        if not isinstance(turns, list) or not turns or "content" not in turns[0]:
+            raise ValueError(f"{where}: field 'turns' must be a non-empty list of {{content}}")
+        if len(turns) > 1:
+            raise ValueError(f"{where}: multi-turn questions ({len(turns)} turns) are not supported")
+        prompt = turns[0]["content"]
+    else:
+        raise ValueError(f"{where}: missing field 'prompt' or 'turns'")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ValueError(f"{where}: field 'prompt' must be a non-empty string")
+    known = {"uid", "question_id", "id", "prompt", "turns", "category", "cluster"}
+    return Question(
+        id=qid,
+        prompt=prompt,
+        category=record.get("category"),
+        cluster=record.get("cluster"),
+        extra={k: v for k, v in record.items() if k not in known},
+    )
+
+
+def load_questions(path: str | Path) -> list[Question]:
+    """Questions from a ``question.jsonl`` (either schema) or a curated/plain prompt JSONL.
+
+    Plain files need ``id`` (or ``uid``/``question_id``) and ``prompt``; ``category``,
+    ``cluster`` and any other fields (``topic``, ``score``, ``reference`` …) are kept.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"question file not found: {path}")
+    questions: list[Question] = []
+    seen: dict[str, int] = {}
+    for lineno, record in read_jsonl(path):
+        question = _question(record, f"{path}:{lineno}")
+        if question.id in seen:
+            raise ValueError(f"{path}:{lineno}: duplicate id {question.id!r} (first on line {seen[question.id]})")
+        seen[question.id] = lineno
+        questions.append(question)
+    if not questions:
+        raise ValueError(f"{path}: no questions")
+    return questions
+
+
+def _answer_text(record: dict[str, Any], where: str) -> str:
+    if "choices" in record:
+        try:
+            content = record["choices"][0]["turns"][-1]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise ValueError(f"{where}: field 'choices[0].turns[-1].content' missing") from None
+    elif "messages" in record:
+        assistant = [m for m in record["messages"] if isinstance(m, dict) and m.get("role") == "assistant"]
+        if not assistant:
+            raise ValueError(f"{where}: field 'messages' has no assistant message")
+        content = assistant[-1].get("content")
+        if isinstance(content, dict):
+            content = content.get("answer")
+    else:
+        raise ValueError(f"{where}: missing field 'choices' or 'messages'")
+    if not isinstance(content, str):
+        raise ValueError(f"{where}: answer content is not a string")
+    return content
+
+
+def load_answers(path: str | Path) -> dict[str, StoredAnswer]:
+    """Stored answers of one model, keyed by question id (either schema)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"answer file not found: {path}")
+    answers: dict[str, StoredAnswer] = {}
+    for lineno, record in read_jsonl(path):
+        where = f"{path}:{lineno}"
+        qid = str(_field(record, ("uid", "question_id"), where))
+        model = str(record.get("model") or record.get("model_id") or path.stem)
+        style = record.get("conv_metadata") or record.get("metadata") or None
+        answers[qid] = StoredAnswer(qid, model, _answer_text(record, where), style)
+    return answers
+
+
+def answer_file(data_dir: Path, model: str) -> Path:
+    """``model_answer/<model>.jsonl``; the error lists the models that are available."""
+    path = data_dir / "model_answer" / f"{model}.jsonl"
+    if not path.is_file():
+        available = sorted(p.stem for p in (data_dir / "model_answer").glob("*.jsonl"))
+        raise FileNotFoundError(
+            f"no stored answers for baseline '{model}' in {data_dir / 'model_answer'}"
+            f" (available: {', '.join(available) or 'none'})"
+        )
+    return path
+
+
+def hub_data_dir(version: str, models: list[str]) -> Path:
+    """Download the official release of ``version`` (questions + the given models' answers).
+
+    Uses the Hugging Face hub at the revision pinned in ``scorers/configs/hub.yaml``
+    (``ARENAHARD_HUB_REVISION`` overrides); files are cached by ``huggingface_hub``.
+    """
+    from huggingface_hub import snapshot_download
+
+    hub = config("hub")
+    folder = config(f"arena-hard-{version}")["hub_folder"]
+    revision = os.environ.get("ARENAHARD_HUB_REVISION", hub["revision"])
+    patterns = [f"{folder}/question.jsonl"] + [f"{folder}/model_answer/{m}.jsonl" for m in models]
+    try:
+        root = snapshot_download(
+            repo_id=hub["repo_id"], repo_type=hub["repo_type"], revision=revision, allow_patterns=patterns
+        )
+    except Exception as ex:  # network, auth or missing revision: say what to do instead
+        raise RuntimeError(
+            f"could not download Arena-Hard {version} from the Hugging Face hub "
+            f"({hub['repo_id']}@{revision}): {ex}. Pass -T data_dir=<folder> to use a local copy."
+        ) from ex
+    return Path(root) / folder

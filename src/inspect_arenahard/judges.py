@@ -1,0 +1,216 @@
+"""The ``pairwise_judge`` scorer: every judge plays two position-swapped games per sample.
+
+Game 1 puts the baseline in position A and the model in B; game 2 swaps them. Games of all
+judges bound to the ``judge`` role (a list is an ensemble) run concurrently. A judge whose reply
+has no single verdict label is asked, in the same conversation, to finish with one (``retries``
+times); a game that stays unparsed is recorded as unparsed — never as a tie.
+
+Score contract (read by :mod:`inspect_arenahard.logs`; keep it small):
+
+* ``value``: the model's Arena-Hard points against the baseline over all parsed games (win 1,
+  tie 0.5, loss 0; strong verdicts weigh ``strong_weight``), or unscored when none parsed.
+* ``metadata``: ``model``, ``baseline``, ``category``, ``strong_weight``, ``games`` (one dict
+  per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``) and
+  ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.style`).
+* ``explanation``: every game's full judge reasoning, for ``inspect view``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    get_model,
+    model_roles,
+)
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+from inspect_ai.util import collect
+
+from inspect_arenahard.solve import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
+from inspect_arenahard.style import style_features
+from inspect_arenahard.templates import template
+from inspect_arenahard.verdicts import LABELS, STRONG_WEIGHT, Position, parse_verdict, weighted_points
+
+
+@dataclass
+class Game:
+    """One judge's verdict on one ordering of the two answers."""
+
+    judge: str
+    game: int
+    model_position: Position
+    label: str | None
+    parsed: bool
+    attempts: int
+    reasoning: str
+
+
+def judge_models(default: str | None) -> list[Model]:
+    """Models bound to the ``judge`` role (several = an ensemble), else the version's default."""
+    bound = model_roles().get("judge")
+    if bound is None:
+        if default is None:
+            raise ValueError("no judge: bind one with --model-role judge=<model>")
+        return [get_model(default)]
+    return list(bound) if isinstance(bound, list) else [bound]
+
+
+def judge_prompt(question: str, answer_a: str, answer_b: str, reference: str | None) -> str:
+    """The judge's user turn: the prompt, an optional reference, and both answers delimited."""
+    if reference is not None:
+        return template("judge_user_reference").format(
+            question=question, reference=reference, answer_a=answer_a, answer_b=answer_b
+        )
+    return template("judge_user").format(question=question, answer_a=answer_a, answer_b=answer_b)
+
+
+async def play_game(
+    judge: Model,
+    game: int,
+    system: str,
+    question: str,
+    model_answer: str,
+    baseline_answer: str,
+    reference: str | None,
+    config: GenerateConfig,
+    retries: int,
+    single_brackets: bool,
+    cache: bool | CachePolicy,
+) -> Game:
+    """Ask ``judge`` for one verdict; game 1 shows the baseline as A, game 2 as B."""
+    model_position: Position = "B" if game == 1 else "A"
+    answer_a, answer_b = (baseline_answer, model_answer) if game == 1 else (model_answer, baseline_answer)
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content=system),
+        ChatMessageUser(content=judge_prompt(question, answer_a, answer_b, reference)),
+    ]
+    output = await judge.generate(messages, config=config, cache=cache)
+    replies = [output.completion]
+    label = parse_verdict(output.completion, single_brackets)
+    attempts = 1
+    while label is None and attempts <= retries:
+        # follow-ups are never cached: a re-run must ask again rather than replay a failure
+        messages += [output.message, ChatMessageUser(content=template("judge_retry").format(labels=_label_list()))]
+        output = await judge.generate(messages, config=config, cache=False)
+        replies.append(output.completion)
+        label = parse_verdict(output.completion, single_brackets)
+        attempts += 1
+    return Game(
+        judge=str(judge),
+        game=game,
+        model_position=model_position,
+        label=label,
+        parsed=label is not None,
+        attempts=attempts,
+        reasoning="\n\n[follow-up]\n".join(replies),
+    )
+
+
+def _label_list() -> str:
+    return ", ".join(f"[[{label}]]" for label in LABELS)
+
+
+def score_games(games: list[Game], strong_weight: float) -> float | None:
+    """Weighted win-rate of the model over parsed games; None when no game parsed."""
+    points = weight = 0.0
+    for game in games:
+        if game.label is not None:
+            p, w = weighted_points(game.label, game.model_position, strong_weight)
+            points += p
+            weight += w
+    return points / weight if weight else None
+
+
+def explain(games: list[Game]) -> str:
+    parts = []
+    for g in games:
+        verdict = f"[[{g.label}]]" if g.label else "unparsed"
+        parts.append(
+            f"### {g.judge} · game {g.game} (model is Assistant {g.model_position}) → {verdict}\n\n{g.reasoning}"
+        )
+    return "\n\n".join(parts)
+
+
+@scorer(metrics=[mean(), stderr()])
+def pairwise_judge(
+    default_judge: str | None = "openai/gpt-4.1",
+    template_name: str = "judge_system",
+    template_by_category: dict[str, str] | None = None,
+    temperature: float = 0.0,
+    max_tokens: int = 16000,
+    retries: int = 1,
+    single_brackets: bool = False,
+    strong_weight: float = STRONG_WEIGHT,
+    cache: bool | CachePolicy = True,
+) -> Scorer:
+    """Arena-Hard pairwise judging against the baseline, in both orders, for every judge.
+
+    Args:
+        default_judge: Judge used when the ``judge`` role is not bound.
+        template_name: Judge system prompt in ``scorers/templates``.
+        template_by_category: Per-category system prompt overrides (v2.0 creative writing).
+        temperature: Judge temperature (role models do not inherit ``--temperature``).
+        max_tokens: Judge output limit (role models do not inherit ``--max-tokens``).
+        retries: Follow-up turns asking for a verdict label when none parsed.
+        single_brackets: Accept ``[A>B]`` when no ``[[A>B]]`` is present (v2.0).
+        strong_weight: Weight of a significant (``>>``) verdict.
+        cache: Inspect model cache for first judge replies (re-runs cost no judge calls).
+    """
+    config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
+    by_category = template_by_category or {}
+
+    async def score(state: TaskState, target: Target) -> Score:
+        baseline_answer = state.metadata.get(BASELINE_ANSWER)
+        if baseline_answer is None:
+            raise ValueError(
+                f"sample {state.sample_id}: no baseline answer (stored answers missing and the "
+                "'baseline' model role is not bound)"
+            )
+        model_answer = state.output.completion
+        category = state.metadata.get("category")
+        system = template(by_category.get(category or "", template_name))
+        judges = judge_models(default_judge)
+        games: list[Game] = await collect(
+            *(
+                play_game(
+                    judge,
+                    game,
+                    system,
+                    state.input_text,
+                    model_answer,
+                    baseline_answer,
+                    state.metadata.get(REFERENCE_ANSWER),
+                    config,
+                    retries,
+                    single_brackets,
+                    cache,
+                )
+                for judge in judges
+                for game in (1, 2)
+            )
+        )
+        metadata: dict[str, Any] = {
+            "model": str(state.model),
+            "baseline": state.metadata.get(BASELINE_MODEL),
+            "category": category,
+            "strong_weight": strong_weight,
+            "games": [{k: v for k, v in asdict(g).items() if k != "reasoning"} for g in games],
+            "style": {"model": style_features(model_answer), "baseline": style_features(baseline_answer)},
+        }
+        labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
+        value = score_games(games, strong_weight)
+        if value is None:
+            return Score.unscored(
+                reason="no judge verdict parsed", answer=labels, explanation=explain(games), metadata=metadata
+            )
+        return Score(value=value, answer=labels, explanation=explain(games), metadata=metadata)
+
+    return score

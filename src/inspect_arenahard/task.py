@@ -1,0 +1,183 @@
+"""The ``arenahard`` task: answer the benchmark prompts, then judge against the baseline.
+
+Task arguments are a contract (later stages and users rely on them): ``version``, ``data_dir``,
+``dataset``, ``baseline``, ``category`` and the judge settings below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import CachePolicy
+
+from inspect_arenahard.data import Question, StoredAnswer, answer_file, hub_data_dir, load_answers, load_questions
+from inspect_arenahard.judges import pairwise_judge
+from inspect_arenahard.solve import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER, answer_with_baseline, role_bound
+from inspect_arenahard.templates import config
+
+VERSIONS = ("v0.1", "v2.0", "custom")
+
+
+def baseline_for(version_config: dict[str, Any], category: str | None, override: str | None) -> str | None:
+    """The baseline model whose stored answers a question is compared with."""
+    if override:
+        return override
+    baselines = version_config["baseline"]
+    return (baselines.get("by_category") or {}).get(category or "", baselines.get("default"))
+
+
+def _categories(category: str | list[str] | None) -> set[str] | None:
+    if category is None:
+        return None
+    return {c.strip() for c in category.split(",")} if isinstance(category, str) else set(category)
+
+
+def _reference_answers(reference: str | None, data_dir: Path | None) -> dict[str, StoredAnswer]:
+    """Reference answers from a file, or ``model_answer/<name>.jsonl`` in ``data_dir``."""
+    if reference is None:
+        return {}
+    path = Path(reference)
+    if not path.is_file() and data_dir is not None:
+        path = data_dir / "model_answer" / f"{reference}.jsonl"
+    return load_answers(path)
+
+
+def build_samples(
+    questions: list[Question],
+    version_config: dict[str, Any],
+    data_dir: Path | None,
+    baseline: str | None,
+    live_baseline: bool,
+    references: dict[str, StoredAnswer],
+) -> list[Sample]:
+    """Samples with the baseline answer (or None when generated live) in metadata."""
+    stored: dict[str, dict[str, StoredAnswer]] = {}
+    missing: dict[str, list[str]] = {}
+    samples = []
+    for q in questions:
+        model = baseline_for(version_config, q.category, baseline)
+        answer = None
+        if not live_baseline:
+            if model is None:
+                raise ValueError("no baseline: pass -T baseline=<model> or bind --model-role baseline=<model>")
+            if data_dir is None:
+                raise ValueError("stored baseline answers need -T data_dir=<folder> (or bind --model-role baseline=<model>)")
+            if model not in stored:
+                stored[model] = load_answers(answer_file(data_dir, model))
+            answer = stored[model].get(q.id)
+            if answer is None:
+                missing.setdefault(model, []).append(q.id)
+        reference = q.extra.get("reference") or (references[q.id].text if q.id in references else None)
+        samples.append(
+            Sample(
+                id=q.id,
+                input=q.prompt,
+                metadata={
+                    "category": q.category,
+                    "cluster": q.cluster,
+                    **{k: v for k, v in q.extra.items() if k in ("subcategory", "topic", "score")},
+                    BASELINE_MODEL: None if live_baseline else model,
+                    BASELINE_ANSWER: None if answer is None else answer.text,
+                    REFERENCE_ANSWER: reference,
+                },
+            )
+        )
+    if missing:
+        detail = "; ".join(
+            f"{model}: {len(ids)} missing ({', '.join(ids[:10])}{' …' if len(ids) > 10 else ''})"
+            for model, ids in missing.items()
+        )
+        raise ValueError(
+            f"baseline answers missing in {data_dir}/model_answer for {detail}. "
+            "Generate them live with --model-role baseline=<model>, or choose another -T baseline."
+        )
+    return samples
+
+
+@task
+def arenahard(
+    version: str = "v0.1",
+    data_dir: str | None = None,
+    dataset: str | None = None,
+    baseline: str | None = None,
+    category: str | list[str] | None = None,
+    reference: str | None = None,
+    judge: str | None = None,
+    judge_max_tokens: int | None = None,
+    judge_temperature: float | None = None,
+    judge_retries: int = 1,
+    strong_weight: float | None = None,
+    cache: bool = True,
+) -> Task:
+    """Arena-Hard-Auto: pairwise LLM judging of a model against a baseline, both orders.
+
+    Args:
+        version: ``v0.1`` (500 prompts, baseline gpt-4-0314), ``v2.0`` (500 hard prompts vs
+            o3-mini + 250 creative writing vs gemini-2.0-flash) or ``custom``.
+        data_dir: Local folder in arena-hard-auto's layout (``question.jsonl``,
+            ``model_answer/<model>.jsonl``), either schema. Default: the official release from
+            the Hugging Face hub (not for ``custom``).
+        dataset: A prompt JSONL (``id``, ``prompt``, optional ``category``, ``cluster``), e.g.
+            from ``arenahard curate select``; replaces ``question.jsonl``.
+        baseline: Model whose stored answers are the baseline (default per version). Binding
+            the ``baseline`` model role instead generates baseline answers live.
+        category: Keep only these categories (comma-separated), e.g. ``hard_prompt``.
+        reference: Reference answers (a model name in ``model_answer/`` or a JSONL file) shown
+            to judges; or bind the ``reference`` model role to generate them live.
+        judge: Default judge when the ``judge`` role is unbound (default per version).
+        judge_max_tokens: Judge output limit (default per version).
+        judge_temperature: Judge temperature (default 0).
+        judge_retries: Follow-up turns asking a judge for a missing verdict label.
+        strong_weight: Weight of a significant verdict (default 3).
+        cache: Cache judge replies so re-runs cost no judge calls.
+    """
+    if version not in VERSIONS:
+        raise ValueError(f"version must be one of {', '.join(VERSIONS)}, got {version!r}")
+    cfg = config(f"arena-hard-{version}" if version != "custom" else "custom")
+    live_baseline = role_bound("baseline")
+
+    folder = Path(data_dir) if data_dir else None
+    if dataset is not None:
+        questions = load_questions(dataset)
+    else:
+        if folder is None:
+            if version == "custom":
+                raise ValueError("version=custom needs -T data_dir=<folder> or -T dataset=<file.jsonl>")
+            models = [] if live_baseline else sorted({m for m in [baseline, *_stored_baselines(cfg)] if m})
+            folder = hub_data_dir(version, models)
+        questions = load_questions(folder / "question.jsonl")
+
+    wanted = _categories(category)
+    if wanted is not None:
+        present = {q.category for q in questions}
+        unknown = wanted - present
+        if unknown:
+            raise ValueError(f"category {', '.join(sorted(unknown))} not in the data (present: {', '.join(sorted(map(str, present)))})")
+        questions = [q for q in questions if q.category in wanted]
+
+    samples = build_samples(questions, cfg, folder, baseline, live_baseline, _reference_answers(reference, folder))
+    judge_cfg = cfg["judge"]
+    return Task(
+        dataset=MemoryDataset(samples, name=f"arenahard-{version}"),
+        solver=answer_with_baseline(),
+        scorer=pairwise_judge(
+            default_judge=judge or judge_cfg["model"],
+            template_name=judge_cfg["template"],
+            template_by_category=judge_cfg.get("template_by_category"),
+            temperature=judge_cfg["temperature"] if judge_temperature is None else judge_temperature,
+            max_tokens=judge_max_tokens or judge_cfg["max_tokens"],
+            retries=judge_retries,
+            single_brackets=judge_cfg.get("single_brackets", False),
+            strong_weight=cfg["strong_weight"] if strong_weight is None else strong_weight,
+            cache=CachePolicy(expiry=None) if cache else False,
+        ),
+        metadata={"arenahard_version": version, "method": cfg.get("method", "bt")},
+    )
+
+
+def _stored_baselines(cfg: dict[str, Any]) -> list[str]:
+    baselines = cfg["baseline"]
+    return [baselines.get("default"), *(baselines.get("by_category") or {}).values()]
