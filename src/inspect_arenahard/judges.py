@@ -150,6 +150,7 @@ def pairwise_judge(
     single_brackets: bool = False,
     strong_weight: float = STRONG_WEIGHT,
     cache: bool | CachePolicy = True,
+    token_encoding: str = "cl100k_base",
 ) -> Scorer:
     """Arena-Hard pairwise judging against the baseline, in both orders, for every judge.
 
@@ -163,6 +164,7 @@ def pairwise_judge(
         single_brackets: Accept ``[A>B]`` when no ``[[A>B]]`` is present (v2.0).
         strong_weight: Weight of a significant (``>>``) verdict.
         cache: Inspect model cache for first judge replies (re-runs cost no judge calls).
+        token_encoding: Tokenizer for the answers' style features (as the version stores them).
     """
     config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
     by_category = template_by_category or {}
@@ -203,7 +205,10 @@ def pairwise_judge(
             "category": category,
             "strong_weight": strong_weight,
             "games": [{k: v for k, v in asdict(g).items() if k != "reasoning"} for g in games],
-            "style": {"model": style_features(model_answer), "baseline": style_features(baseline_answer)},
+            "style": {
+                "model": style_features(model_answer, token_encoding),
+                "baseline": style_features(baseline_answer, token_encoding),
+            },
         }
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
         value = score_games(games, strong_weight)

@@ -1,9 +1,10 @@
 """Per-answer style features used by style control.
 
-The definitions reproduce the ``conv_metadata`` that arena-hard-auto stores next to every
-answer, so that features computed here and features imported from its files are
-interchangeable: cl100k_base token count of the full answer, and markdown counts taken after
-fenced code blocks are removed (a ``#`` comment inside code is not a header).
+The definitions reproduce the metadata that arena-hard-auto stores next to every answer, so that
+features computed here and features imported from its files are interchangeable: the token count
+of the full answer (cl100k_base in v0.1's ``conv_metadata``, o200k_base in v2.0's ``metadata``),
+and markdown counts taken after fenced code blocks are removed (a ``#`` comment inside code is
+not a header).
 """
 
 from __future__ import annotations
@@ -66,11 +67,11 @@ def markdown_counts(text: str) -> dict[str, dict[str, int]]:
     }
 
 
-def style_features(text: str) -> StyleFeatures:
-    """All style features of one answer."""
+def style_features(text: str, encoding: str = "cl100k_base") -> StyleFeatures:
+    """All style features of one answer, tokens counted with ``encoding``."""
     counts = markdown_counts(text)
     return StyleFeatures(
-        token_len=count_tokens(text),
+        token_len=count_tokens(text, encoding),
         header_count=counts["header_count"],
         list_count=counts["list_count"],
         bold_count=counts["bold_count"],

@@ -173,6 +173,7 @@ def arenahard(
             single_brackets=judge_cfg.get("single_brackets", False),
             strong_weight=cfg["strong_weight"] if strong_weight is None else strong_weight,
             cache=CachePolicy(expiry=None) if cache else False,
+            token_encoding=cfg.get("token_encoding", "cl100k_base"),
         ),
         metadata={"arenahard_version": version, "method": cfg.get("method", "bt")},
     )
