@@ -1,9 +1,26 @@
-"""Arena-Hard-Auto, BenchBuilder and judge meta-evaluation for Inspect AI."""
+"""Arena-Hard-Auto, BenchBuilder and judge meta-evaluation for Inspect AI.
 
-from inspect_arenahard.judges import pairwise_judge
-from inspect_arenahard.solve import answer_with_baseline
-from inspect_arenahard.task import arenahard
+Exports resolve lazily so that the pure statistics modules (``inspect_arenahard.stats``) import
+without pulling in Inspect.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["arenahard", "pairwise_judge", "answer_with_baseline", "__version__"]
+_EXPORTS = {
+    "arenahard": "inspect_arenahard.task",
+    "pairwise_judge": "inspect_arenahard.judges",
+    "answer_with_baseline": "inspect_arenahard.solve",
+}
+
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'inspect_arenahard' has no attribute {name!r}")

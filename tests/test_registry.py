@@ -1,0 +1,76 @@
+"""Guards: the bare task name resolves from any directory, and the wheel ships its data."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import list_eval_logs, read_eval_log
+
+from conftest import shared
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _inspect_eval(task_name: str, cwd: Path) -> Path:
+    cmd = [
+        sys.executable, "-m", "inspect_ai", "eval", task_name,
+        "--model", "mockllm/model", "--model-role", "judge=mockllm/model",
+        "-T", f"data_dir={shared('arena-hard-v0.1')}", "--limit", "1",
+        "--log-dir", str(cwd / "logs"), "--display", "plain",
+    ]  # fmt: skip
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    [info] = list_eval_logs(str(cwd / "logs"))
+    return Path(info.name.removeprefix("file://"))
+
+
+@pytest.mark.parametrize("task_name", ["arenahard", "inspect_arenahard/arenahard"])
+def test_task_name_resolves_from_any_directory(task_name: str, tmp_path: Path) -> None:
+    log = read_eval_log(str(_inspect_eval(task_name, tmp_path)))
+    assert log.status == "success"
+    assert log.eval.task_args["data_dir"] == str(shared("arena-hard-v0.1"))
+    [sample] = log.samples or []
+    assert "pairwise_judge" in (sample.scores or {})
+
+
+def test_bare_name_is_registered_by_the_entry_point() -> None:
+    from inspect_ai._util.entrypoints import ensure_entry_points
+    from inspect_ai._util.registry import registry_lookup
+
+    ensure_entry_points()
+    assert registry_lookup("task", "arenahard") is not None
+    assert registry_lookup("task", "inspect_arenahard/arenahard") is not None
+    assert registry_lookup("scorer", "inspect_arenahard/pairwise_judge") is not None
+
+
+def test_stats_core_has_no_inspect_imports() -> None:
+    code = "import sys, inspect_arenahard.stats, inspect_arenahard.verdicts, inspect_arenahard.style; " \
+           "import pkgutil, importlib; " \
+           "[importlib.import_module('inspect_arenahard.stats.' + m.name) for m in pkgutil.iter_modules(inspect_arenahard.stats.__path__)]; " \
+           "print(any(k == 'inspect_ai' or k.startswith('inspect_ai.') for k in sys.modules))"  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"
+
+
+@pytest.mark.slow
+def test_wheel_ships_templates_and_configs(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    [wheel] = tmp_path.glob("inspect_arenahard-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for required in [
+        "inspect_arenahard/scorers/templates/judge_system.txt",
+        "inspect_arenahard/scorers/configs/arena-hard-v0.1.yaml",
+        "inspect_arenahard/_registry.py",
+    ]:
+        assert required in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "[inspect_ai]" in text and "inspect_arenahard._registry" in text
+    assert "arenahard = inspect_arenahard.cli:main" in text
