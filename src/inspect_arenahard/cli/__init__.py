@@ -11,7 +11,7 @@ import importlib
 import sys
 from typing import Sequence
 
-SUBCOMMANDS: list[str] = []
+SUBCOMMANDS: list[str] = ["leaderboard", "metrics"]
 
 
 def build_parser() -> argparse.ArgumentParser:
