@@ -1,0 +1,272 @@
+"""Battles: one row per judged game (or per battle-file row), held as numpy arrays.
+
+Everything downstream (Bradley–Terry, bootstrap, style control, the mean method) reads this one
+container, so judge logs and battle files are ranked by the same code. Rows whose verdict could
+not be parsed stay in the container with ``points`` NaN: they are excluded from every fit but
+still counted per model, so nothing disappears silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from inspect_arenahard.data import read_jsonl
+from inspect_arenahard.verdicts import STRONG_WEIGHT, weighted_points
+
+STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
+"""Per-answer style sums kept for style control: token count, then h1–h6, list-item and bold counts."""
+
+WINNER_POINTS: dict[str, float] = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
+"""Points of ``model_a`` for each ``winner`` value of a battle file (Chatbot Arena's vocabulary)."""
+
+_BATTLE_FIELDS = ("question_id", "model_a", "model_b", "winner")
+
+
+def style_vector(features: Mapping[str, Any]) -> tuple[float, float, float, float]:
+    """(tokens, headers, lists, bold) of one answer's ``StyleFeatures`` (sums over their sub-counts)."""
+    return (
+        float(features["token_len"]),
+        float(sum(features["header_count"].values())),
+        float(sum(features["list_count"].values())),
+        float(sum(features["bold_count"].values())),
+    )
+
+
+@dataclass(frozen=True)
+class Battles:
+    """Battles between models ``a`` and ``b`` (indices into ``models``), one row each.
+
+    ``points`` are ``a``'s: 1 win, 0.5 tie, 0 loss, NaN unparsed (excluded). ``weight`` is the
+    number of battles the row stands for (a strong verdict counts ``strong_weight`` times).
+    ``baseline`` is the baseline a judge-log record named (None for battle files). ``style_a`` /
+    ``style_b`` are ``(n, 4)`` arrays in ``STYLE_COLUMNS`` order (NaN rows where an answer has no
+    style metadata), or None when no row has any.
+    """
+
+    models: tuple[str, ...]
+    a: np.ndarray
+    b: np.ndarray
+    points: np.ndarray
+    weight: np.ndarray
+    question_id: np.ndarray
+    category: np.ndarray
+    judge: np.ndarray
+    baseline: np.ndarray
+    style_a: np.ndarray | None = None
+    style_b: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    @property
+    def parsed(self) -> np.ndarray:
+        """Mask of the rows that enter the fits."""
+        return ~np.isnan(self.points)
+
+    def select(self, mask: np.ndarray) -> Battles:
+        """The rows where ``mask`` holds (same model list)."""
+        changes = {
+            f.name: getattr(self, f.name)[mask]
+            for f in fields(self)
+            if f.name != "models" and getattr(self, f.name) is not None
+        }
+        return replace(self, **changes)
+
+    def where(self, judges: Sequence[str] | None = None, category: str | None = None) -> Battles:
+        """Rows judged by one of ``judges`` and in ``category`` (None: no filter).
+
+        An unknown judge or category is an error naming the ones present, not an empty table.
+        """
+        mask = np.ones(len(self), dtype=bool)
+        if judges:
+            _check_known("judge", judges, self.judge)
+            mask &= np.isin(self.judge, list(judges))
+        if category is not None:
+            _check_known("category", [category], self.category)
+            mask &= self.category == category
+        return self.select(mask)
+
+    def categories(self) -> list[str]:
+        """Distinct non-empty categories, sorted."""
+        return sorted({c for c in self.category if c is not None})
+
+    def index(self, model: str) -> int:
+        try:
+            return self.models.index(model)
+        except ValueError:
+            raise ValueError(f"model {model!r} has no battles; models present: {', '.join(self.models)}") from None
+
+    def games_per_model(self, rows: np.ndarray) -> np.ndarray:
+        """Number of ``rows`` (a boolean mask) each model takes part in."""
+        m = len(self.models)
+        return np.bincount(self.a[rows], minlength=m) + np.bincount(self.b[rows], minlength=m)
+
+    def avg_tokens(self) -> np.ndarray:
+        """Mean token count of each model's distinct answers (one per question id); NaN if unknown."""
+        m = len(self.models)
+        if self.style_a is None or self.style_b is None:
+            return np.full(m, np.nan)
+        _, question = np.unique(self.question_id.astype(str), return_inverse=True)
+        model = np.r_[self.a, self.b]
+        tokens = np.r_[self.style_a[:, 0], self.style_b[:, 0]]
+        known = ~np.isnan(tokens)
+        key = (model * (question.max() + 1) + np.r_[question, question])[known]
+        _, first = np.unique(key, return_index=True)
+        answers = model[known][first]
+        counts = np.bincount(answers, minlength=m)
+        sums = np.bincount(answers, tokens[known][first], minlength=m)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def _check_known(what: str, wanted: Iterable[str], present: np.ndarray) -> None:
+    known = {v for v in present.tolist() if v is not None}
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise ValueError(f"no battles with {what} {', '.join(map(repr, unknown))}; present: {', '.join(sorted(known)) or 'none'}")
+
+
+class _Columns:
+    """Row-by-row accumulator shared by the builders, turned into one ``Battles`` at the end."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[Any, ...]] = []
+        self.style: list[tuple[Sequence[float] | None, Sequence[float] | None]] = []
+
+    def add(
+        self,
+        model_a: str,
+        model_b: str,
+        points: float,
+        weight: float,
+        question_id: Any,
+        category: str | None,
+        judge: str | None,
+        baseline: str | None,
+        style_a: Sequence[float] | None = None,
+        style_b: Sequence[float] | None = None,
+    ) -> None:
+        self.rows.append((model_a, model_b, points, weight, question_id, category, judge, baseline))
+        self.style.append((style_a, style_b))
+
+    def build(self) -> Battles:
+        models = tuple(sorted({r[0] for r in self.rows} | {r[1] for r in self.rows}))
+        position = {m: i for i, m in enumerate(models)}
+        cols = list(zip(*self.rows)) if self.rows else [()] * 8
+
+        def objects(values: Sequence[Any]) -> np.ndarray:
+            out = np.empty(len(values), dtype=object)
+            out[:] = list(values)
+            return out
+
+        has_style = any(sa is not None or sb is not None for sa, sb in self.style)
+        nan_row = (np.nan,) * len(STYLE_COLUMNS)
+        return Battles(
+            models=models,
+            a=np.array([position[m] for m in cols[0]], dtype=np.int64),
+            b=np.array([position[m] for m in cols[1]], dtype=np.int64),
+            points=np.array(cols[2], dtype=float),
+            weight=np.array(cols[3], dtype=float),
+            question_id=objects(cols[4]),
+            category=objects(cols[5]),
+            judge=objects(cols[6]),
+            baseline=objects(cols[7]),
+            style_a=np.array([sa or nan_row for sa, _ in self.style], dtype=float).reshape(-1, 4) if has_style else None,
+            style_b=np.array([sb or nan_row for _, sb in self.style], dtype=float).reshape(-1, 4) if has_style else None,
+        )
+
+
+def from_games(games: Iterable[Mapping[str, Any]], strong_weight: float = STRONG_WEIGHT) -> Battles:
+    """Battles from judge game records (the log reader's and judge scorer's contract).
+
+    Each game is one row with the model at position A as ``a``; a strong verdict weighs
+    ``strong_weight``. Unparsed games (``parsed`` false or no label) and games of a model against
+    itself (no information) are kept with NaN points: excluded from fits, counted per model.
+    """
+    columns = _Columns()
+    for i, game in enumerate(games):
+        where = f"game record {i} (question_id={game.get('question_id')!r}, model={game.get('model')!r})"
+        try:
+            model, baseline, position = str(game["model"]), str(game["baseline"]), game["model_position"]
+            question_id, label = game["question_id"], game.get("label")
+        except KeyError as ex:
+            raise ValueError(f"{where}: missing field {ex.args[0]!r}") from None
+        if position not in ("A", "B"):
+            raise ValueError(f"{where}: model_position must be 'A' or 'B', got {position!r}")
+        model_a, model_b = (model, baseline) if position == "A" else (baseline, model)
+        points, weight = np.nan, 1.0
+        if label is not None and game.get("parsed", True) and model != baseline:
+            try:
+                weighted, weight = weighted_points(label, "A", strong_weight)
+            except ValueError as ex:
+                raise ValueError(f"{where}: {ex}") from None
+            points = weighted / weight
+        style_a, style_b = _game_style(game.get("style"), position, where)
+        columns.add(
+            model_a, model_b, points, weight, question_id, game.get("category"), game.get("judge"), baseline, style_a, style_b
+        )
+    return columns.build()
+
+
+def _game_style(style: Any, position: str, where: str) -> tuple[Sequence[float] | None, Sequence[float] | None]:
+    """(style of A, style of B) from a record's ``{"model": ..., "baseline": ...}`` metadata."""
+    if style is None:
+        return None, None
+    try:
+        model, baseline = style_vector(style["model"]), style_vector(style["baseline"])
+    except (KeyError, TypeError, AttributeError) as ex:
+        raise ValueError(f"{where}: malformed style metadata ({type(ex).__name__}: {ex})") from None
+    return (model, baseline) if position == "A" else (baseline, model)
+
+
+def read_battles_jsonl(path: str | Path) -> Battles:
+    """Battles from a JSONL file of ``{question_id, model_a, model_b, winner}`` rows.
+
+    Strong verdicts already appear as repeated rows, so every row weighs 1. Optional fields:
+    ``category``, ``judge``, and Chatbot Arena's ``conv_metadata`` (style per side). Any bad line
+    is a ``ValueError`` naming the file, line and field.
+    """
+    path = Path(path)
+    columns = _Columns()
+    for lineno, row in read_jsonl(path):
+        where = f"{path}:{lineno}"
+        missing = [f for f in _BATTLE_FIELDS if f not in row]
+        if missing:
+            raise ValueError(f"{where}: missing field {', '.join(map(repr, missing))}")
+        if row["winner"] not in WINNER_POINTS:
+            raise ValueError(f"{where}: field 'winner' is {row['winner']!r}; expected one of {', '.join(WINNER_POINTS)}")
+        if row["model_a"] == row["model_b"]:
+            raise ValueError(f"{where}: model_a and model_b are both {row['model_a']!r}")
+        style_a, style_b = _arena_style(row.get("conv_metadata"), where)
+        columns.add(
+            str(row["model_a"]), str(row["model_b"]), WINNER_POINTS[row["winner"]], 1.0,
+            row["question_id"], row.get("category"), row.get("judge"), None, style_a, style_b,
+        )  # fmt: skip
+    if not columns.rows:
+        raise ValueError(f"{path}: no battles")
+    return columns.build()
+
+
+def _arena_style(meta: Any, where: str) -> tuple[Sequence[float] | None, Sequence[float] | None]:
+    """Per-side style from Chatbot Arena's ``conv_metadata`` (``sum_assistant_a_tokens``, ``header_count_a``, ...)."""
+    if meta is None:
+        return None, None
+    try:
+        return tuple(
+            style_vector(
+                {
+                    "token_len": meta[f"sum_assistant_{side}_tokens"],
+                    "header_count": meta[f"header_count_{side}"],
+                    "list_count": meta[f"list_count_{side}"],
+                    "bold_count": meta[f"bold_count_{side}"],
+                }
+            )
+            for side in ("a", "b")
+        )  # type: ignore[return-value]
+    except (KeyError, TypeError, AttributeError) as ex:
+        raise ValueError(f"{where}: malformed conv_metadata ({type(ex).__name__}: {ex})") from None

@@ -1,0 +1,202 @@
+"""Leaderboard rows from battles: Bradley–Terry (Arena-Hard v0.1) or mean score (v2.0), with CIs.
+
+Scores are percentages against the baseline (the baseline itself is 50): for ``bt`` the fitted
+win-rate against it, for ``mean`` the model's mean battle score. Rows also carry the battles used
+(``n``), the mean answer length and the games excluded for an unparsed verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from inspect_arenahard.stats.battles import Battles
+from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
+from inspect_arenahard.stats.bt import Design, fit, win_rate
+from inspect_arenahard.stats.style_control import style_matrix
+
+Method = Literal["bt", "mean"]
+METHODS: tuple[str, ...] = ("bt", "mean")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One model's line: ``score``/``lower``/``upper`` in percent against the baseline; ``n`` the
+    parsed games it played (a strong verdict counts once here, ``strong_weight`` times in the fit;
+    the baseline's ``n`` is all its games); ``excluded`` its games left out as unparsed."""
+
+    model: str
+    score: float
+    lower: float
+    upper: float
+    n: int
+    avg_tokens: float | None
+    excluded: int
+
+    def record(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """A style coefficient: log-odds per standard deviation of the feature, with its CI."""
+
+    name: str
+    value: float
+    lower: float
+    upper: float
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """A ranked table (best first). ``unranked`` maps models with no parsed battle to their
+    excluded games; ``degenerate`` says pseudo-ties were needed (see ``bt``); ``judges`` are the
+    judges pooled; ``excluded_games`` counts all games left out for an unparsed verdict."""
+
+    category: str | None
+    baseline: str
+    method: str
+    rounds: int
+    ci: float
+    rows: tuple[Row, ...]
+    style: tuple[Coefficient, ...] = ()
+    unranked: dict[str, int] = field(default_factory=dict)
+    degenerate: bool = False
+    judges: tuple[str, ...] = ()
+    excluded_games: int = 0
+
+
+def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
+    """The baseline: ``requested``, else the one the judge records name, else the model in every battle."""
+    in_rows = set(battles.a.tolist()) | set(battles.b.tolist())
+    if requested is not None:
+        if requested not in battles.models or battles.models.index(requested) not in in_rows:
+            raise ValueError(f"baseline {requested!r} has no battles here; models: {', '.join(battles.models[i] for i in sorted(in_rows))}")
+        return requested
+    named = sorted({v for v in battles.baseline.tolist() if v is not None})
+    if len(named) > 1:
+        raise ValueError(f"the battles use several baselines ({', '.join(named)}); choose one with --baseline")
+    if named:
+        return named[0]
+    everywhere = [m for i, m in enumerate(battles.models) if len(battles) and np.all((battles.a == i) | (battles.b == i))]
+    if len(everywhere) == 1:
+        return everywhere[0]
+    raise ValueError("cannot tell which model is the baseline; name it with --baseline")
+
+
+def leaderboard(
+    battles: Battles,
+    baseline: str | None = None,
+    method: Method = "bt",
+    style: tuple[str, ...] = (),
+    rounds: int = 100,
+    seed: int | None = None,
+    ci: float = 0.95,
+    category: str | None = None,
+) -> Leaderboard:
+    """Rank every model with at least one parsed battle; ``style`` names style-control features."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if style and method != "bt":
+        raise ValueError("style control applies to the Bradley–Terry method (--method bt)")
+    if rounds < 1:
+        raise ValueError(f"bootstrap rounds must be at least 1, got {rounds}")
+    base = resolve_baseline(battles, baseline)
+    parsed = battles.parsed
+    games, excluded = battles.games_per_model(parsed), battles.games_per_model(~parsed)
+    ranked = np.flatnonzero(games > 0)
+    used = battles.select(parsed)
+    remap = np.full(len(battles.models), -1)
+    remap[ranked] = np.arange(len(ranked))
+    models = tuple(battles.models[i] for i in ranked)
+    anchor = models.index(base) if base in models else -1
+    if anchor < 0:
+        raise ValueError(f"baseline {base!r} has no parsed battles")
+    rng = np.random.default_rng(seed)
+    args = (models, remap[used.a], remap[used.b], used.points, used.weight)
+    coefficients: tuple[Coefficient, ...] = ()
+    degenerate = False
+    if method == "bt":
+        features = style_matrix(used.style_a, used.style_b, used.weight, style) if style else None
+        design = Design.build(*args, features=features)
+        full = fit(design, anchor)
+        thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
+        score, samples = 100 * win_rate(full.theta), 100 * win_rate(thetas)
+        g_low, g_up = percentile_interval(gammas, ci)
+        coefficients = tuple(Coefficient(n, float(v), float(lo), float(hi)) for n, v, lo, hi in zip(style, full.gamma, g_low, g_up))
+        degenerate = full.degenerate
+    else:
+        score, samples = _mean_scores(*args, anchor=anchor, rounds=rounds, rng=rng)
+    lower, upper = percentile_interval(samples, ci)
+    tokens = battles.avg_tokens()
+    rows = [
+        Row(
+            model=battles.models[i],
+            score=float(score[j]),
+            lower=float(lower[j]),
+            upper=float(upper[j]),
+            n=int(games[i]),
+            avg_tokens=None if np.isnan(tokens[i]) else float(tokens[i]),
+            excluded=int(excluded[i]),
+        )
+        for j, i in enumerate(ranked)
+    ]
+    rows.sort(key=lambda r: (-r.score, r.model))
+    unranked = {m: int(excluded[i]) for i, m in enumerate(battles.models) if games[i] == 0 and excluded[i] > 0}
+    judges = tuple(sorted({j for j in battles.judge.tolist() if j is not None}))
+    return Leaderboard(
+        category, base, method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(~parsed))
+    )
+
+
+def leaderboards(battles: Battles, baseline: str | None = None, **options: Any) -> list[Leaderboard]:
+    """One table, or with several categories a pooled table (when one baseline serves all) and one per category.
+
+    A requested baseline absent from a category falls back to that category's own baseline.
+    """
+    categories = battles.categories()
+    if len(categories) <= 1:
+        return [leaderboard(battles, baseline, category=categories[0] if categories else None, **options)]
+    tables = []
+    try:
+        resolve_baseline(battles, baseline)
+    except ValueError:
+        pass  # categories with different baselines: per-category tables only (each names its baseline)
+    else:
+        tables.append(leaderboard(battles, baseline, **options))
+    for name in categories:
+        subset = battles.where(category=name)
+        own = baseline if baseline in {subset.models[i] for i in np.unique(np.r_[subset.a, subset.b])} else None
+        tables.append(leaderboard(subset, own, category=name, **options))
+    return tables
+
+
+def _mean_scores(
+    models: tuple[str, ...],
+    a: np.ndarray,
+    b: np.ndarray,
+    points: np.ndarray,
+    weight: np.ndarray,
+    anchor: int,
+    rounds: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mean battle score (%) per model from its own side, and per-model bootstrap samples.
+
+    Each model's expanded battle rows are resampled on their own (N_m draws), as in Arena-Hard
+    v2.0; the anchor is fixed at 50.
+    """
+    m = len(models)
+    side_points = np.r_[points, 1.0 - points]
+    cell = np.r_[a, b] * 3 + np.rint(side_points * 2).astype(np.int64)
+    cells = np.bincount(cell, weights=np.r_[weight, weight], minlength=3 * m).reshape(m, 3)
+    values = np.array([0.0, 0.5, 1.0])
+    totals = cells.sum(axis=1)
+    score = 100 * (cells @ values) / totals
+    draws = rng.multinomial(np.rint(totals).astype(np.int64), cells / totals[:, None], size=(rounds, m))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        samples = 100 * (draws @ values) / draws.sum(axis=2)
+    score[anchor], samples[:, anchor] = 50.0, 50.0
+    return score, samples

@@ -1,0 +1,84 @@
+"""Style control (Arena-Hard paper, appendix A.2): Bradley–Terry with style-difference terms.
+
+Per battle and per feature, a normalised difference between the two answers, positive when
+``a``'s answer has more of it:
+
+* length: (L_a − L_b) / (L_a + L_b) of the token counts;
+* header, list, bold: densities d = count / (tokens + 1), then (d_a − d_b) / (d_a + d_b + 1).
+
+Each feature is z-scored over the duplicated design (every battle in both orientations). There
+its mean is 0 by construction, so the scale is the weighted root mean square. Centring on the
+battles as oriented instead would add a hidden constant to every logit, a position-bias term
+the model strengths cannot absorb when the baseline sits on either side. Scores are then the
+win-rates at equal style (all features 0); coefficients are log-odds per standard deviation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from inspect_arenahard.stats.battles import STYLE_COLUMNS
+
+FEATURES: tuple[str, ...] = ("length", "header", "list", "bold")
+GROUPS: dict[str, tuple[str, ...]] = {"length": ("length",), "markdown": ("header", "list", "bold")}
+"""Names accepted by ``--style-control``, besides the single features."""
+
+
+def parse_features(spec: str | Iterable[str]) -> tuple[str, ...]:
+    """Features named by ``"length,markdown"`` (groups or single features), in canonical order."""
+    names = [n.strip() for n in (spec.split(",") if isinstance(spec, str) else spec) if n.strip()]
+    chosen: set[str] = set()
+    for name in names:
+        if name in GROUPS:
+            chosen.update(GROUPS[name])
+        elif name in FEATURES:
+            chosen.add(name)
+        else:
+            raise ValueError(f"unknown style feature {name!r}; choose from {', '.join([*GROUPS, *FEATURES[1:]])}")
+    return tuple(f for f in FEATURES if f in chosen)
+
+
+def raw_features(style_a: np.ndarray, style_b: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
+    """``(n, len(names))`` normalised differences, exactly antisymmetric in a and b."""
+    tokens_a, tokens_b = style_a[:, 0], style_b[:, 0]
+    columns = []
+    for name in names:
+        if name == "length":
+            columns.append(_ratio(tokens_a - tokens_b, tokens_a + tokens_b))
+        else:
+            col = STYLE_COLUMNS.index({"header": "headers", "list": "lists", "bold": "bold"}[name])
+            dens_a, dens_b = style_a[:, col] / (tokens_a + 1), style_b[:, col] / (tokens_b + 1)
+            columns.append((dens_a - dens_b) / (dens_a + dens_b + 1))
+    return np.column_stack(columns) if columns else np.zeros((len(style_a), 0))
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, 0 where both answers are empty."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+
+
+def standardize(features: np.ndarray, weight: np.ndarray, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(features / scale, scale): scale is the weighted RMS, i.e. the SD over the duplicated design.
+
+    A feature that is 0 in every battle cannot be estimated: an error naming it.
+    """
+    scale = np.sqrt(weight @ features**2 / weight.sum())
+    flat = [n for n, s in zip(names, scale) if not s > 0]
+    if flat:
+        raise ValueError(f"style feature {', '.join(flat)} is equal for both answers in every battle; leave it out of --style-control")
+    return features / scale, scale
+
+
+def style_matrix(
+    style_a: np.ndarray | None, style_b: np.ndarray | None, weight: np.ndarray, names: tuple[str, ...]
+) -> np.ndarray:
+    """Standardised feature matrix for battles with per-answer style metadata (see module docstring)."""
+    if style_a is None or style_b is None:
+        raise ValueError("style control needs per-answer style metadata, and these battles have none")
+    missing = int(np.sum(np.isnan(style_a).any(axis=1) | np.isnan(style_b).any(axis=1)))
+    if missing:
+        raise ValueError(f"style control needs style metadata for every answer; {missing} battles lack it")
+    return standardize(raw_features(style_a, style_b, names), weight, names)[0]
