@@ -11,7 +11,7 @@ import importlib
 import sys
 from typing import Sequence
 
-SUBCOMMANDS: list[str] = ["leaderboard", "metrics"]
+SUBCOMMANDS: list[str] = ["leaderboard", "metrics", "curate"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,73 @@
+"""Step options as dataclasses, filled from command-line flags or a YAML config section.
+
+Each step declares its settings once (a dataclass whose fields carry defaults and help); the
+CLI flags and the ``curate run`` config keys are derived from it, so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import types
+import typing
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def _base_type(hint: Any) -> tuple[type, bool]:
+    """(scalar type, is a list) of a field's type hint, ignoring ``| None``."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and args:
+        hint = args[0]
+    if typing.get_origin(hint) is list:
+        return typing.get_args(hint)[0], True
+    return hint, False
+
+
+def add_options(parser: argparse.ArgumentParser, cls: type) -> None:
+    """One ``--flag`` per field of ``cls`` (defaults left to the dataclass)."""
+    hints = typing.get_type_hints(cls)
+    group = parser.add_argument_group(cls.__name__.removesuffix("Options").lower() + " options")
+    for f in dataclasses.fields(cls):
+        base, many = _base_type(hints[f.name])
+        flag = "--" + f.name.replace("_", "-")
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        help_text = f"{f.metadata.get('help', '')} (default: {default})"
+        if base is bool:
+            group.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+        else:
+            group.add_argument(flag, dest=f.name, type=base, nargs="+" if many else None, default=None, help=help_text)
+
+
+def from_args(cls: type[T], args: argparse.Namespace) -> T:
+    """An options object from parsed flags (unset flags keep the dataclass defaults)."""
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name, None) is not None}  # type: ignore[arg-type]
+    return cls(**given)
+
+
+def from_mapping(cls: type[T], mapping: dict[str, Any] | None, where: str) -> T:
+    """An options object from a config section; unknown keys and wrong types are errors naming ``where``."""
+    mapping = mapping or {}
+    if not isinstance(mapping, dict):
+        raise ValueError(f"{where}: expected a mapping")
+    hints = typing.get_type_hints(cls)
+    known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(mapping) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    values = {}
+    for name, value in mapping.items():
+        base, many = _base_type(hints[name])
+        if value is None:
+            values[name] = None
+            continue
+        items = value if many else [value]
+        if many and not isinstance(value, list):
+            raise ValueError(f"{where}.{name}: expected a list")
+        for item in items:
+            ok = isinstance(item, base) and not (base in (int, float) and isinstance(item, bool))
+            if not ok and not (base is float and isinstance(item, int) and not isinstance(item, bool)):
+                raise ValueError(f"{where}.{name}: expected {base.__name__}, got {item!r}")
+        values[name] = value
+    return cls(**values)
