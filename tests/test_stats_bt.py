@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -219,9 +218,3 @@ def test_games_become_battles_with_positions_weights_and_exclusions() -> None:
         from_games([game(1, "C", "A>B")])
     with pytest.raises(ValueError, match=r"game record 0 .*unknown verdict label"):
         from_games([game(1, "A", "A>>>B")])
-
-
-def test_stats_package_never_imports_inspect() -> None:
-    stats_dir = Path(__file__).resolve().parents[1] / "src" / "inspect_arenahard" / "stats"
-    offenders = [p.name for p in stats_dir.glob("*.py") if re.search(r"^\s*(from|import)\s+inspect_ai\b", p.read_text(), re.M)]
-    assert offenders == []

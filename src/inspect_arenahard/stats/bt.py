@@ -84,7 +84,8 @@ class Design:
         if k:
             keys = np.column_stack([lo, hi, np.where(flip[:, None], -features, features)])
             rows, row_of = np.unique(keys, axis=0, return_inverse=True)
-            row_a, row_b, row_x = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2:]
+            row_a, row_b = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64)
+            row_x = np.asfortranarray(rows[:, 2:])  # column-major: the solver reads features by column
         else:
             pair_ids, row_of = np.unique(lo * n_models + hi, return_inverse=True)
             row_a, row_b, row_x = pair_ids // n_models, pair_ids % n_models, np.zeros((len(pair_ids), 0))
@@ -175,9 +176,10 @@ def fit(
     reach = _component_of(m, anchor, design.pair_a[present], design.pair_b[present])
     _check_reach(design, reach, disconnected)
     in_play = present & reach[design.pair_a] & reach[design.pair_b]
-    rows = in_play[design.pair] & (won + lost > 0)
-    a, b, x, pair = design.a[rows], design.b[rows], design.features[rows], design.pair[rows]
-    won, lost = won[rows], lost[rows]
+    a, b, x, pair = design.a, design.b, design.features, design.pair
+    rows = in_play[pair] & (won + lost > 0)
+    if not rows.all():
+        a, b, x, pair, won, lost = a[rows], b[rows], x[rows], pair[rows], won[rows], lost[rows]
     one_sided = in_play & ((pair_won > 0) ^ (pair_lost > 0))
     degenerate = bool(one_sided.any()) and not _strongly_connected(
         m, reach, design.pair_a[in_play], design.pair_b[in_play], pair_won[in_play] > 0, pair_lost[in_play] > 0
@@ -269,9 +271,11 @@ class _System:
         softplus = np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta)))
         return float(self.won @ eta - self.weight @ softplus)
 
-    def per_model(self, row_values: np.ndarray) -> np.ndarray:
-        """Σ over rows of value·(e_a − e_b): through pair sums, which are few."""
-        by_pair = np.bincount(self.pair, row_values, len(self.pair_a))
+    def pair_sums(self, row_values: np.ndarray) -> np.ndarray:
+        return np.bincount(self.pair, row_values, len(self.pair_a))
+
+    def per_model(self, by_pair: np.ndarray) -> np.ndarray:
+        """Σ over pairs of value·(e_a − e_b)."""
         return np.bincount(self.pair_a, by_pair, self.m) - np.bincount(self.pair_b, by_pair, self.m)
 
     def newton_step(self, eta: np.ndarray) -> np.ndarray:
@@ -280,15 +284,15 @@ class _System:
             prob = 1.0 / (1.0 + np.exp(-eta))
         resid = self.won - self.weight * prob
         curv = self.weight * prob * (1.0 - prob)
-        grad = np.r_[self.per_model(resid), self.xt @ resid]
+        grad = np.r_[self.per_model(self.pair_sums(resid)), self.xt @ resid]
         hess = np.zeros((m + k, m + k))
-        by_pair = np.bincount(self.pair, curv, len(self.pair_a))
-        hess[self.pair_a, self.pair_b] = -by_pair
-        hess[self.pair_b, self.pair_a] = -by_pair
-        hess[np.arange(m), np.arange(m)] = np.bincount(self.pair_a, by_pair, m) + np.bincount(self.pair_b, by_pair, m)
+        curv_by_pair = self.pair_sums(curv)
+        hess[self.pair_a, self.pair_b] = -curv_by_pair
+        hess[self.pair_b, self.pair_a] = -curv_by_pair
+        hess[np.arange(m), np.arange(m)] = np.bincount(self.pair_a, curv_by_pair, m) + np.bincount(self.pair_b, curv_by_pair, m)
         if k:
             vxt = self.xt * curv
-            side = np.column_stack([self.per_model(vxt[j]) for j in range(k)])
+            side = np.column_stack([self.per_model(self.pair_sums(vxt[j])) for j in range(k)])
             hess[:m, m:], hess[m:, :m], hess[m:, m:] = side, side.T, vxt @ self.xt.T
         sub, rhs = hess[np.ix_(self.solve_for, self.solve_for)], grad[self.solve_for]
         try:
