@@ -34,18 +34,27 @@ def register(subparsers: Any) -> None:
     parser.add_argument("logs", nargs="*", metavar="LOG", help="Inspect log files or folders of arenahard runs")
     parser.add_argument("--battles", type=Path, metavar="FILE", help="JSONL of {question_id, model_a, model_b, winner} rows instead of logs")
     parser.add_argument("--baseline", help="anchor model (default: the baseline the judge records name)")
-    parser.add_argument("--judge", action="append", metavar="MODEL", help="use only this judge (repeat to pool several; default: all pooled)")
-    parser.add_argument("--category", help="use only this question category")
-    parser.add_argument("--method", choices=METHODS, default="bt", help="bt: Bradley–Terry win-rate (v0.1, default); mean: mean battle score (v2.0)")
-    parser.add_argument("--style-control", metavar="FEATURES", help="comma-separated: length, markdown (= header,list,bold), header, list, bold")
-    parser.add_argument("--rounds", type=int, default=100, help="bootstrap rounds (default 100)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0: the same logs give the same table)")
+    add_ranking_arguments(parser)
     parser.add_argument("--ci", type=float, default=0.95, help="confidence level of the percentile interval (default 0.95)")
     parser.add_argument("--strong-weight", type=float, default=None, help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT}; logs only)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the rows as JSON records")
     parser.add_argument("--csv", type=Path, metavar="FILE", help="write the rows as CSV")
     parser.add_argument("--plot", type=Path, metavar="PNG", help="write a forest plot of scores and CIs")
     parser.set_defaults(func=run)
+
+
+def add_ranking_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
+    """--judge, --category, --method, --style-control, --rounds, --seed: how games become a ranking.
+
+    Shared by the commands that rank models from logs; ``scope`` prefixes the help texts.
+    """
+    add = parser.add_argument
+    add("--judge", action="append", metavar="MODEL", help=f"{scope}use only this judge (repeat to pool several; default: all pooled)")
+    add("--category", help=f"{scope}use only this question category")
+    add("--method", choices=METHODS, default="bt", help=f"{scope}bt: Bradley–Terry win-rate (v0.1, default); mean: mean battle score (v2.0)")
+    add("--style-control", metavar="FEATURES", help=f"{scope}comma-separated: length, markdown (= header,list,bold), header, list, bold")
+    add("--rounds", type=int, default=100, help=f"{scope}bootstrap rounds (default 100)")
+    add("--seed", type=int, default=0, help=f"{scope}bootstrap seed (default 0: the same games give the same table)")
 
 
 def run(args: argparse.Namespace) -> int:
