@@ -1,0 +1,87 @@
+"""Importing real arena-hard-auto judgments: logs that read back into the same leaderboard path."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from conftest import shared
+from inspect_arenahard.cli import main
+from inspect_arenahard.logs import read_games
+from inspect_arenahard.stats.battles import from_games
+from inspect_arenahard.stats.leaderboard import leaderboard
+
+V01 = shared("arena-hard-v0.1")
+
+
+def published_v01_score(path: Path) -> tuple[float, int]:
+    """(wins + ties/2) / n over the file's battles, a >> verdict counting 3 battles; unparsed skipped.
+
+    Written directly from the v0.1 rules: game 1 has the baseline as A, game 2 as B."""
+    wins = ties = n = 0.0
+    unparsed = 0
+    for line in path.open(encoding="utf-8"):
+        for number, game in enumerate(json.loads(line)["games"], start=1):
+            label = game["score"]
+            if label is None:
+                unparsed += 1
+                continue
+            weight = 3 if ">>" in label or "<<" in label else 1
+            model_side = "B" if number == 1 else "A"
+            if "=" in label:
+                ties += weight
+            elif label[0] == model_side:
+                wins += weight
+            n += weight
+    return 100 * (wins + ties / 2) / n, unparsed
+
+
+@pytest.mark.parametrize(
+    ("judge", "model"), [("gpt-4o", "gpt-4o-mini"), ("gpt-3.5-turbo-0125", "Nexusflow__Athene-V2-Chat"), ("gpt-4-1106-preview", "Meta-Llama-3.1-8B-Instruct")]
+)
+def test_imported_judgments_give_the_published_v01_score(judge: str, model: str, tmp_path: Path) -> None:
+    assert main(["import", "arena-hard-auto", str(V01), "--judge", judge, "--out", str(tmp_path)]) == 0
+    result = read_games([tmp_path])
+    games = [g for g in result.games if g["model"] == model]
+    board = leaderboard(from_games(games), baseline="gpt-4-0314", rounds=20, seed=1)
+    row = next(r for r in board.rows if r.model == model)
+    expected, unparsed = published_v01_score(V01 / "model_judgment" / judge / f"{model}.jsonl")
+    assert row.score == pytest.approx(expected, abs=1e-9)
+    assert row.excluded == unparsed == sum(not g["parsed"] for g in games)
+
+
+def test_imported_log_opens_like_a_live_run(tmp_path: Path) -> None:
+    main(["import", "arena-hard-auto", str(V01), "--judge", "gpt-3.5-turbo-0125", "--out", str(tmp_path)])
+    [path] = tmp_path.glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.eval.task == "arenahard" and log.eval.model == "Nexusflow__Athene-V2-Chat"
+    assert len(log.samples or []) == 108
+    unscored = [s for s in log.samples or [] if math.isnan(s.scores["pairwise_judge"].value)]  # type: ignore[arg-type]
+    scored = [s for s in log.samples or [] if not math.isnan(s.scores["pairwise_judge"].value)]  # type: ignore[arg-type]
+    assert len(unscored) + len(scored) == 108
+    sample = scored[0]
+    score = sample.scores["pairwise_judge"]  # type: ignore[index]
+    assert {g["judge"] for g in score.metadata["games"]} == {"gpt-3.5-turbo-0125"}
+    assert score.metadata["style"]["model"]["token_len"] > 0  # recovered from the judge prompt
+    assert sample.output.completion and sample.metadata["baseline_answer"]
+    assert "game 1 (model is Assistant B)" in score.explanation
+
+
+def test_bad_judgment_file_names_the_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "model_judgment" / "j").mkdir(parents=True)
+    (data / "model_answer").mkdir()
+    (data / "question.jsonl").write_bytes((V01 / "question.jsonl").read_bytes())
+    good = (V01 / "model_judgment" / "gpt-4o" / "gpt-4o-mini.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    bad = json.loads(good)
+    bad["games"][1]["score"] = "A>>>B"
+    (data / "model_judgment" / "j" / "m.jsonl").write_text(good + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    assert main(["import", "arena-hard-auto", str(data), "--judge", "j", "--out", str(tmp_path / "out")]) == 2
+    with pytest.raises(ValueError, match=r"m.jsonl:2: games\[1\].score 'A>>>B' is not a verdict label"):
+        from inspect_arenahard.importer import import_judgments
+
+        import_judgments(data, "j", tmp_path / "out")
