@@ -114,9 +114,10 @@ def load_questions(path: str | Path) -> list[Question]:
 def _answer_text(record: dict[str, Any], where: str) -> str:
     if "choices" in record:
         try:
-            content = record["choices"][0]["turns"][-1]["content"]
+            turn = record["choices"][0]["turns"][0]  # single-turn benchmarks: the first turn
         except (KeyError, IndexError, TypeError):
-            raise ValueError(f"{where}: field 'choices[0].turns[-1].content' missing") from None
+            raise ValueError(f"{where}: field 'choices[0].turns[0]' missing") from None
+        content = turn["content"] if isinstance(turn, dict) else turn  # FastChat references: plain strings
     elif "messages" in record:
         assistant = [m for m in record["messages"] if isinstance(m, dict) and m.get("role") == "assistant"]
         if not assistant:
@@ -124,22 +125,25 @@ def _answer_text(record: dict[str, Any], where: str) -> str:
         content = assistant[-1].get("content")
         if isinstance(content, dict):
             content = content.get("answer")
+    elif isinstance(record.get("answer", record.get("reference")), str):
+        content = record.get("answer", record.get("reference"))
     else:
-        raise ValueError(f"{where}: missing field 'choices' or 'messages'")
+        raise ValueError(f"{where}: missing field 'choices', 'messages', 'answer' or 'reference'")
     if not isinstance(content, str):
         raise ValueError(f"{where}: answer content is not a string")
     return content
 
 
 def load_answers(path: str | Path) -> dict[str, StoredAnswer]:
-    """Stored answers of one model, keyed by question id (either schema)."""
+    """Stored answers of one model keyed by question id: either arena-hard schema, FastChat
+    answers/references (``choices[0].turns[0]`` as a string), or plain ``{id, answer|reference}``."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"answer file not found: {path}")
     answers: dict[str, StoredAnswer] = {}
     for lineno, record in read_jsonl(path):
         where = f"{path}:{lineno}"
-        qid = str(_field(record, ("uid", "question_id"), where))
+        qid = str(_field(record, ("uid", "question_id", "id"), where))
         model = str(record.get("model") or record.get("model_id") or path.stem)
         style = record.get("conv_metadata") or record.get("metadata") or None
         answers[qid] = StoredAnswer(qid, model, _answer_text(record, where), style)
