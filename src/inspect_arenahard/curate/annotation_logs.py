@@ -26,13 +26,27 @@ class AnnotationLog:
     header: EvalLog
 
 
+def _local(name: str) -> str:
+    """A local path from Inspect's log listing, which names local files as ``file:`` URIs."""
+    if name.startswith("file:"):
+        from urllib.parse import unquote, urlparse
+
+        return unquote(urlparse(name).path)
+    return name
+
+
+def log_key(log: AnnotationLog) -> tuple[str, str]:
+    """Identity of a log's content for cache keys (cheaper than hashing a large log)."""
+    return log.header.eval.eval_id, str(log.header.stats.completed_at)
+
+
 def annotation_logs(locations: list[str | Path]) -> list[AnnotationLog]:
     """The annotation logs in these files/folders, oldest first."""
     found: list[AnnotationLog] = []
     for location in locations:
         path = Path(location)
         if path.is_dir():
-            paths = [info.name for info in list_eval_logs(str(path))]
+            paths = [_local(info.name) for info in list_eval_logs(str(path))]
         elif path.is_file():
             paths = [str(path)]
         else:

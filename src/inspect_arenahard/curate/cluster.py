@@ -13,6 +13,7 @@ topic labels).
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -110,7 +111,10 @@ def reduce_and_cluster(
         precomputed_knn=knn,
         low_memory=True,
     )
-    reduced = reducer.fit_transform(vectors)
+    with warnings.catch_warnings():  # seeding makes UMAP single-threaded, and we pass no search index: both intended
+        warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
+        warnings.filterwarnings("ignore", message=r"precomputed_knn\[2\]", category=UserWarning)
+        reduced = reducer.fit_transform(vectors)
     labels = hdbscan.HDBSCAN(
         min_cluster_size=options.min_cluster_size, metric="euclidean", cluster_selection_method="eom"
     ).fit_predict(reduced)

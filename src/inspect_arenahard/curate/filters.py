@@ -162,7 +162,7 @@ def hook(df: pd.DataFrame, log: FilterLog, spec: str) -> pd.DataFrame:
 
 
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.-]+\b")
-_PHONE = re.compile(r"(?<![\w.])\+?\d[\d\s().-]{8,}\d(?![\w.])")
+_PHONE = re.compile(r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?\(?\d{3}\)?[\s.-]?\d{3}[\s.-]?\d{4}(?!\w|\.\d)")
 
 
 def contact_details(prompt: str) -> str | None:

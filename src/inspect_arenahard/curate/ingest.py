@@ -45,6 +45,7 @@ LABEL_FIELDS = ("label", "topic", "cluster", "category", "cat")
 LANGUAGE_FIELDS = ("language", "lang")
 USER_ROLES = ("user", "human")
 BATCH_ROWS = 50_000
+FILE_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".json", ".parquet")
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ def open_source(source: str, options: IngestOptions) -> tuple[str, Iterator[Loca
     if path.is_file():
         name = path.name.split(".")[0]
         suffixes = "".join(path.suffixes[-2:]).lower()
-        if suffixes.endswith((".jsonl", ".ndjson", ".jsonl.gz")):
+        if suffixes.endswith(FILE_SUFFIXES[:3]):
             records = _jsonl(path)
         elif suffixes.endswith(".json"):
             records = _json(path)
@@ -184,7 +185,7 @@ def open_source(source: str, options: IngestOptions) -> tuple[str, Iterator[Loca
         return name, records, file_digest(path)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{path}: not a regular file")
-    if not path.exists() and source.startswith((".", "/")):
+    if not path.exists() and (source.startswith((".", "/")) or source.lower().endswith(FILE_SUFFIXES)):
         raise FileNotFoundError(f"source not found: {source}")
     dataset, fingerprint = _hf_dataset(source, options)
     name = path.name if path.is_dir() else source

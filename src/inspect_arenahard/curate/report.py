@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from inspect_arenahard.curate.annotate import CRITERIA
-from inspect_arenahard.curate.annotation_logs import annotation_logs, read_usage
+from inspect_arenahard.curate.annotation_logs import read_usage
 from inspect_arenahard.curate.cache import read_report, write_report
 from inspect_arenahard.curate.selection import SelectOptions, join_annotations, cluster_table
 from inspect_arenahard.curate.topics import OUTLIER
@@ -122,7 +122,7 @@ def report(
     logs = logs or (selected["logs"] if selected else None)
     if not logs:
         raise ValueError("no annotation logs: pass --logs, or run `arenahard curate select` first")
-    scored, _, _ = join_annotations(work, logs)
+    scored, _, found = join_annotations(work, logs)
     table = cluster_table(scored, options)
     kept = pd.Series(0, index=table.index)
     if work.benchmark.is_file():
@@ -133,7 +133,7 @@ def report(
     table.sort_values("mean_score", ascending=False).to_csv(work.root / "clusters.csv")
     if plot is not None:
         plot_cluster_means(table, options.min_cluster_mean, plot)
-    usage = read_usage(annotation_logs(logs))
+    usage = read_usage(found)
     out = {
         "step": "report",
         "prompts": len(scored),

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from inspect_arenahard.curate.annotation_logs import annotation_logs, read_scores
+from inspect_arenahard.curate.annotation_logs import AnnotationLog, annotation_logs, log_key, read_scores
 from inspect_arenahard.curate.cache import Timer, file_digest, step_key, up_to_date, write_report
 from inspect_arenahard.curate.topics import OUTLIER
 from inspect_arenahard.curate.work import Work
@@ -71,8 +71,8 @@ def choose(scored: pd.DataFrame, table: pd.DataFrame, options: SelectOptions) ->
     return chosen, rows
 
 
-def join_annotations(work: Work, logs: list[str | Path]) -> tuple[pd.DataFrame, int, list[str]]:
-    """(kept prompts with their annotation, annotations of ids not in the pool, log paths)."""
+def join_annotations(work: Work, logs: list[str | Path]) -> tuple[pd.DataFrame, int, list[AnnotationLog]]:
+    """(kept prompts with their annotation, annotations of ids not in the pool, the logs read)."""
     if not work.prompts.is_file():
         raise FileNotFoundError(f"{work.prompts} not found: run `arenahard curate cluster {work.root}` first")
     prompts = pd.read_parquet(work.prompts, columns=["id", "prompt", "cluster", "topic"])
@@ -81,17 +81,15 @@ def join_annotations(work: Work, logs: list[str | Path]) -> tuple[pd.DataFrame, 
     joined = prompts.merge(scores.drop(columns=["log"]), on="id", how="left")
     joined["annotated"] = joined["parsed"].notna()
     joined["parsed"] = joined["parsed"].fillna(False).astype(bool)
-    return joined, int((~scores["id"].isin(prompts["id"])).sum()), [log.path for log in found]
+    return joined, int((~scores["id"].isin(prompts["id"])).sum()), found
 
 
 def select(work: Work, logs: list[str | Path], options: SelectOptions | None = None, force: bool = False) -> dict[str, Any]:
     """Run the selection step; returns its report."""
     options = options or SelectOptions()
     timer = Timer()
-    scored, not_in_pool, log_paths = join_annotations(work, logs)
-    key = step_key(
-        "select", prompts=file_digest(work.prompts), logs=[file_digest(Path(p)) for p in log_paths], options=asdict(options)
-    )
+    scored, not_in_pool, found = join_annotations(work, logs)
+    key = step_key("select", prompts=file_digest(work.prompts), logs=[log_key(log) for log in found], options=asdict(options))
     if not force and up_to_date(work.report("select"), key, [work.benchmark, work.benchmark_dataset]):
         return json.loads(work.report("select").read_text(encoding="utf-8")) | {"cached": True}
     table = cluster_table(scored, options)
@@ -115,7 +113,7 @@ def select(work: Work, logs: list[str | Path], options: SelectOptions | None = N
         {
             "step": "select",
             "key": key,
-            "logs": log_paths,
+            "logs": [log.path for log in found],
             "prompts": len(scored),
             "annotated": int(scored["annotated"].sum()),
             "unannotated": int((~scored["annotated"]).sum()),

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
 
 OUTLIER = -1
 OUTLIER_TOPIC = "(outliers)"
@@ -78,10 +81,10 @@ def _clean_name(text: str, fallback: str) -> str:
     return line[:120] if line else fallback
 
 
-async def _llm_names(model_name: str, keywords: dict[int, list[str]], examples: dict[int, list[str]]) -> dict[int, str]:
+async def _llm_names(namer: "str | Model", keywords: dict[int, list[str]], examples: dict[int, list[str]]) -> dict[int, str]:
     from inspect_ai.model import GenerateConfig, get_model
 
-    model = get_model(model_name)
+    model = get_model(namer) if isinstance(namer, str) else namer
     clusters = sorted(examples)
 
     async def name(c: int) -> str:
@@ -95,9 +98,9 @@ async def _llm_names(model_name: str, keywords: dict[int, list[str]], examples: 
 
 
 def topic_names(
-    prompts: list[str], labels: np.ndarray, namer: str = "keywords", examples: int = 10, seed: int = 0
+    prompts: list[str], labels: np.ndarray, namer: "str | Model" = "keywords", examples: int = 10, seed: int = 0
 ) -> dict[int, dict[str, Any]]:
-    """``{cluster: {topic, keywords, size}}``; ``namer`` is ``keywords`` or an Inspect model name."""
+    """``{cluster: {topic, keywords, size}}``; ``namer`` is ``keywords`` or an Inspect model (or its name)."""
     keywords = cluster_keywords(prompts, labels)
     if namer == "keywords":
         names = {c: keyword_name(kw) for c, kw in keywords.items()}
