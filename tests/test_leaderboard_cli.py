@@ -1,5 +1,5 @@
-"""``arenahard leaderboard`` end to end on real data: the shared battle file, and the shared
-arena-hard judgment files served as game records through a stand-in for the log reader."""
+"""``arenahard leaderboard`` end to end on real data: the shared battle file, and every shared
+arena-hard judgment file imported into Inspect logs and read back by the real log reader."""
 
 from __future__ import annotations
 
@@ -59,11 +59,25 @@ def expected_scores(games: list[dict]) -> dict[str, tuple[float, int, int]]:
 
 
 @pytest.fixture
+def imported_logs(tmp_path: Path) -> Path:
+    """Every shared v0.1 judgment folder imported as Inspect logs (gpt-4o's twice: a re-run)."""
+    from inspect_arenahard.importer import import_judgments
+
+    data = shared("arena-hard-v0.1")
+    for judge_dir in sorted(p.name for p in (data / "model_judgment").iterdir()):
+        import_judgments(data, judge_dir, tmp_path / "logs")
+    import_judgments(data, "gpt-4o", tmp_path / "logs" / "rerun")
+    return tmp_path / "logs"
+
+
+@pytest.fixture
 def fake_logs(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
-    """Serve ``judgment_games()`` as ``inspect_arenahard.logs.read_games``' answer."""
+    """Serve ``judgment_games()`` (editable records) as the log reader's answer."""
+    from inspect_arenahard.logs import LogGames
+
     games = judgment_games()
     module = types.ModuleType("inspect_arenahard.logs")
-    module.read_games = lambda paths: (games, f"read {len(paths)} path(s); skipped 1 duplicate run")  # type: ignore[attr-defined]
+    module.read_games = lambda paths: LogGames(games=games)  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "inspect_arenahard.logs", module)
     return games
 
@@ -74,11 +88,12 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return code, out.out, out.err
 
 
-def test_logs_pool_all_judges_and_count_unparsed_games(fake_logs: list[dict], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_logs_pool_all_judges_and_count_unparsed_games(imported_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fake_logs = judgment_games()
     out_json = tmp_path / "lb.json"
-    code, out, err = run_cli(["logs/", "--rounds", "20", "--json", str(out_json)], capsys)
+    code, out, err = run_cli([str(imported_logs), "--rounds", "20", "--json", str(out_json)], capsys)
     assert code == 0, err
-    assert "skipped 1 duplicate run" in err
+    assert err.count("superseded:") == 2  # gpt-4o's judge folder was imported twice
     assert "judges pooled:" in out and "4 games excluded" in out
     records = json.loads(out_json.read_text())
     assert all(list(r) == ["model", "score", "lower", "upper", "n", "avg_tokens", "excluded"] for r in records)
@@ -89,20 +104,21 @@ def test_logs_pool_all_judges_and_count_unparsed_games(fake_logs: list[dict], tm
     assert by_model[BASELINE]["score"] == 50.0 and by_model[BASELINE]["excluded"] == 4
     phi = [g for g in fake_logs if g["style"] and g["game"] == 1]
     assert by_model["phi-3-medium-4k-instruct"]["avg_tokens"] == pytest.approx(np.mean([g["style"]["model"]["token_len"] for g in phi]))
-    assert by_model["gpt-4o"]["avg_tokens"] is None
+    assert by_model["gpt-4o"]["avg_tokens"] > 0  # computed from answers recovered from the judge prompts
     assert [r["score"] for r in records] == sorted((r["score"] for r in records), reverse=True)
 
 
-def test_judge_filter_and_strong_weight(fake_logs: list[dict], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_judge_filter_and_strong_weight(imported_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fake_logs = judgment_games()
     out_json = tmp_path / "lb.json"
-    code, _, err = run_cli(["logs/", "--judge", "gpt-4o", "--strong-weight", "1", "--rounds", "5", "--json", str(out_json)], capsys)
+    code, _, err = run_cli([str(imported_logs), "--judge", "gpt-4o", "--strong-weight", "1", "--rounds", "5", "--json", str(out_json)], capsys)
     assert code == 0, err
     records = {r["model"]: r["score"] for r in json.loads(out_json.read_text())}
     assert set(records) == {"gpt-4o", "gpt-4o-mini", BASELINE}
     mini = [g for g in fake_logs if g["model"] == "gpt-4o-mini"]
     plain = [MODEL_SIDE[g["model_position"]][g["label"]][0] for g in mini]
     assert records["gpt-4o-mini"] == pytest.approx(100 * np.mean(plain), abs=1e-9)
-    code, _, err = run_cli(["logs/", "--judge", "nobody"], capsys)
+    code, _, err = run_cli([str(imported_logs), "--judge", "nobody"], capsys)
     assert code == 2 and "no battles with judge 'nobody'" in err and "gpt-4o" in err
 
 

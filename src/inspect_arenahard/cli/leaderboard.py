@@ -81,18 +81,16 @@ def _load(args: argparse.Namespace) -> Battles:
         if args.strong_weight is not None:
             raise ValueError("--strong-weight applies to judge logs; battle files already repeat strong verdicts")
         return read_battles_jsonl(args.battles)
-    games, report = _read_games(args.logs)
+    games, report = read_log_games(args.logs)
     if report:
         print(report, file=sys.stderr)
     return from_games(games, STRONG_WEIGHT if args.strong_weight is None else args.strong_weight)
 
 
-def _read_games(paths: list[str]) -> tuple[list[dict[str, Any]], Any]:
-    """Game records and the reader's report of skipped runs (imported lazily: Inspect is heavy)."""
+def read_log_games(paths: list[str]) -> tuple[list[dict[str, Any]], str | None]:
+    """Game records and a note on partial, superseded and ignored runs (lazy: Inspect is heavy)."""
     from inspect_arenahard.logs import read_games
 
     result = read_games(paths)
-    if isinstance(result, tuple):
-        games, report = result
-        return list(games), report
-    return list(getattr(result, "games", result)), getattr(result, "report", None)
+    notes = result.notes()
+    return result.games, "\n".join(notes) if notes else None

@@ -75,9 +75,9 @@ def load_games(logs: Sequence[str], games_file: str | None) -> list[dict[str, An
     """Game records from Inspect logs and/or a JSONL file of records."""
     records: list[dict[str, Any]] = []
     if logs:
-        from inspect_arenahard.cli.leaderboard import _read_games  # lazy: the log reader pulls in Inspect
+        from inspect_arenahard.cli.leaderboard import read_log_games  # lazy: the log reader pulls in Inspect
 
-        games, report = _read_games(list(logs))
+        games, report = read_log_games(list(logs))
         if report:
             print(report, file=sys.stderr)
         records.extend(games)
