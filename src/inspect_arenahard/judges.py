@@ -13,12 +13,16 @@ Score contract (read by :mod:`inspect_arenahard.logs`; keep it small):
   per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``) and
   ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.style`).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
+
+With ``committee_rounds`` set, each game is decided by a committee discussion instead
+(:mod:`inspect_arenahard.committee`): ``games`` holds the committee's majority label per game
+(judge ``committee``) and ``metadata["committee"]`` every member's verdict in every round.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Callable
 
 from inspect_ai.model import (
     CachePolicy,
@@ -72,49 +76,95 @@ def judge_prompt(question: str, answer_a: str, answer_b: str, reference: str | N
     return template("judge_user").format(question=question, answer_a=answer_a, answer_b=answer_b)
 
 
+@dataclass(frozen=True)
+class Matchup:
+    """What every game of one sample shows its judges: system prompt, question and answers."""
+
+    system: str
+    question: str
+    model_answer: str
+    baseline_answer: str
+    reference: str | None
+
+    def messages(self, game: int) -> tuple[Position, list[ChatMessage]]:
+        """(model position, judge conversation): game 1 shows the baseline as A, game 2 as B."""
+        model_position: Position = "B" if game == 1 else "A"
+        a, b = (self.baseline_answer, self.model_answer) if game == 1 else (self.model_answer, self.baseline_answer)
+        return model_position, [
+            ChatMessageSystem(content=self.system),
+            ChatMessageUser(content=judge_prompt(self.question, a, b, self.reference)),
+        ]
+
+
+@dataclass
+class Reply:
+    """A judge's answer to one request: the label, every reply text and the whole conversation."""
+
+    label: str | None
+    attempts: int
+    replies: list[str]
+    messages: list[ChatMessage]
+
+    @property
+    def text(self) -> str:
+        return "\n\n[follow-up]\n".join(self.replies)
+
+
+async def ask_verdict(
+    judge: Model,
+    messages: list[ChatMessage],
+    parse: Callable[[str], str | None],
+    labels: str,
+    config: GenerateConfig,
+    retries: int,
+    cache: bool | CachePolicy,
+) -> Reply:
+    """Ask ``judge`` until ``parse`` finds a label, with up to ``retries`` follow-up turns.
+
+    Shared by every judging protocol (pairwise games, committees, debates) so that a missing
+    label is handled the same way everywhere. ``labels`` lists the accepted labels for the
+    follow-up turn.
+    """
+    messages = list(messages)
+    output = await judge.generate(messages, config=config, cache=cache)
+    replies = [output.completion]
+    label = parse(output.completion)
+    while label is None and len(replies) <= retries:
+        # follow-ups are never cached: a re-run must ask again rather than replay a failure
+        messages += [output.message, ChatMessageUser(content=template("judge_retry").format(labels=labels))]
+        output = await judge.generate(messages, config=config, cache=False)
+        replies.append(output.completion)
+        label = parse(output.completion)
+    return Reply(label=label, attempts=len(replies), replies=replies, messages=[*messages, output.message])
+
+
 async def play_game(
     judge: Model,
     game: int,
-    system: str,
-    question: str,
-    model_answer: str,
-    baseline_answer: str,
-    reference: str | None,
+    matchup: Matchup,
     config: GenerateConfig,
     retries: int,
     single_brackets: bool,
     cache: bool | CachePolicy,
 ) -> Game:
     """Ask ``judge`` for one verdict; game 1 shows the baseline as A, game 2 as B."""
-    model_position: Position = "B" if game == 1 else "A"
-    answer_a, answer_b = (baseline_answer, model_answer) if game == 1 else (model_answer, baseline_answer)
-    messages: list[ChatMessage] = [
-        ChatMessageSystem(content=system),
-        ChatMessageUser(content=judge_prompt(question, answer_a, answer_b, reference)),
-    ]
-    output = await judge.generate(messages, config=config, cache=cache)
-    replies = [output.completion]
-    label = parse_verdict(output.completion, single_brackets)
-    attempts = 1
-    while label is None and attempts <= retries:
-        # follow-ups are never cached: a re-run must ask again rather than replay a failure
-        messages += [output.message, ChatMessageUser(content=template("judge_retry").format(labels=_label_list()))]
-        output = await judge.generate(messages, config=config, cache=False)
-        replies.append(output.completion)
-        label = parse_verdict(output.completion, single_brackets)
-        attempts += 1
+    model_position, messages = matchup.messages(game)
+    reply = await ask_verdict(
+        judge, messages, lambda text: parse_verdict(text, single_brackets), label_list(), config, retries, cache
+    )
     return Game(
         judge=str(judge),
         game=game,
         model_position=model_position,
-        label=label,
-        parsed=label is not None,
-        attempts=attempts,
-        reasoning="\n\n[follow-up]\n".join(replies),
+        label=reply.label,
+        parsed=reply.label is not None,
+        attempts=reply.attempts,
+        reasoning=reply.text,
     )
 
 
-def _label_list() -> str:
+def label_list() -> str:
+    """The five labels as the judge must write them, for follow-up turns."""
     return ", ".join(f"[[{label}]]" for label in LABELS)
 
 
@@ -151,6 +201,7 @@ def pairwise_judge(
     strong_weight: float = STRONG_WEIGHT,
     cache: bool | CachePolicy = True,
     token_encoding: str = "cl100k_base",
+    committee_rounds: int | None = None,
 ) -> Scorer:
     """Arena-Hard pairwise judging against the baseline, in both orders, for every judge.
 
@@ -165,6 +216,9 @@ def pairwise_judge(
         strong_weight: Weight of a significant (``>>``) verdict.
         cache: Inspect model cache for first judge replies (re-runs cost no judge calls).
         token_encoding: Tokenizer for the answers' style features (as the version stores them).
+        committee_rounds: When set, the models bound to the ``committee`` role deliberate each
+            game with this many discussion rounds (:mod:`inspect_arenahard.committee`) and
+            the committee's majority label is the game's verdict (judge ``committee``).
     """
     config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
     by_category = template_by_category or {}
@@ -179,26 +233,20 @@ def pairwise_judge(
         model_answer = state.output.completion
         category = state.metadata.get("category")
         system = template(by_category.get(category or "", template_name))
-        judges = judge_models(default_judge)
-        games: list[Game] = await collect(
-            *(
-                play_game(
-                    judge,
-                    game,
-                    system,
-                    state.input_text,
-                    model_answer,
-                    baseline_answer,
-                    state.metadata.get(REFERENCE_ANSWER),
-                    config,
-                    retries,
-                    single_brackets,
-                    cache,
+        matchup = Matchup(system, state.input_text, model_answer, baseline_answer, state.metadata.get(REFERENCE_ANSWER))
+        committee: dict[str, Any] = {}
+        if committee_rounds is None:
+            games: list[Game] = await collect(
+                *(
+                    play_game(judge, game, matchup, config, retries, single_brackets, cache)
+                    for judge in judge_models(default_judge)
+                    for game in (1, 2)
                 )
-                for judge in judges
-                for game in (1, 2)
             )
-        )
+        else:
+            from inspect_arenahard.committee import committee_games  # the committee builds on this module
+
+            games, committee = await committee_games(matchup, committee_rounds, config, retries, single_brackets, cache)
         metadata: dict[str, Any] = {
             "model": str(state.model),
             "baseline": state.metadata.get(BASELINE_MODEL),
@@ -209,6 +257,7 @@ def pairwise_judge(
                 "model": style_features(model_answer, token_encoding),
                 "baseline": style_features(baseline_answer, token_encoding),
             },
+            **committee,
         }
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
         value = score_games(games, strong_weight)

@@ -12,13 +12,16 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import CachePolicy
+from inspect_ai.scorer import mean, stderr
 
+from inspect_arenahard.committee import committee_agreement
 from inspect_arenahard.data import Question, StoredAnswer, answer_file, hub_data_dir, load_answers, load_questions
 from inspect_arenahard.judges import pairwise_judge
 from inspect_arenahard.solve import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER, answer_with_baseline, role_bound
 from inspect_arenahard.templates import config
 
 VERSIONS = ("v0.1", "v2.0", "custom")
+SCORERS = ("pairwise", "committee")
 
 
 def baseline_for(version_config: dict[str, Any], category: str | None, override: str | None) -> str | None:
@@ -111,6 +114,8 @@ def arenahard(
     judge_retries: int = 1,
     strong_weight: float | None = None,
     cache: bool = True,
+    scorer: str = "pairwise",
+    committee_rounds: int = 1,
 ) -> Task:
     """Arena-Hard-Auto: pairwise LLM judging of a model against a baseline, both orders.
 
@@ -133,9 +138,14 @@ def arenahard(
         judge_retries: Follow-up turns asking a judge for a missing verdict label.
         strong_weight: Weight of a significant verdict (default 3).
         cache: Cache judge replies so re-runs cost no judge calls.
+        scorer: ``pairwise`` (the judges bound to ``judge``, independently) or ``committee``
+            (the models bound to ``committee`` discuss each game; same score contract).
+        committee_rounds: Discussion rounds of the committee after its independent verdicts.
     """
     if version not in VERSIONS:
         raise ValueError(f"version must be one of {', '.join(VERSIONS)}, got {version!r}")
+    if scorer not in SCORERS:
+        raise ValueError(f"scorer must be one of {', '.join(SCORERS)}, got {scorer!r}")
     cfg = config(f"arena-hard-{version}" if version != "custom" else "custom")
     live_baseline = role_bound("baseline")
 
@@ -174,7 +184,9 @@ def arenahard(
             strong_weight=cfg["strong_weight"] if strong_weight is None else strong_weight,
             cache=CachePolicy(expiry=None) if cache else False,
             token_encoding=cfg.get("token_encoding", "cl100k_base"),
+            committee_rounds=committee_rounds if scorer == "committee" else None,
         ),
+        metrics=[mean(), stderr(), committee_agreement()] if scorer == "committee" else None,
         metadata={"arenahard_version": version, "method": cfg.get("method", "bt")},
     )
 

@@ -1,0 +1,136 @@
+"""ScaleEval's agent debate (Chern et al. 2024, section 4.1) on one pair of submissions.
+
+Round 0: every speaker gives reasons and a verdict (``1``, ``2`` or ``0``) on its own. Rounds
+1..D-1: every speaker reads all speakers' evaluations so far and keeps or changes its verdict.
+The debate stops as soon as every speaker gives the same verdict (consensus). Without consensus
+after D rounds the item goes to the human-review queue (:mod:`inspect_arenahard.scaleeval.review`).
+The rounds run on :func:`inspect_arenahard.committee.deliberate`. Only the prompts differ from
+the committee: each discussion turn is a new conversation holding the whole debate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from inspect_ai.model import CachePolicy, ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model
+
+from inspect_arenahard.committee import CommitteeResult, LabelSet, Turn, deliberate
+from inspect_arenahard.judges import Reply, ask_verdict
+from inspect_arenahard.templates import template
+
+_PREFIX = re.compile(r"^(?:final\s+)?(?:answer|verdict|choice|decision|option)\s*[:=\-]?\s*", re.IGNORECASE)
+_DECORATION = "\"'`*_.:()[] \t"
+
+
+def _lone_number(line: str) -> str | None:
+    """``1``, ``2`` or ``0`` when the line is only that number (quotes, bold, brackets, a
+    trailing period or an ``Answer:`` prefix allowed)."""
+    core = _PREFIX.sub("", line.strip().strip(_DECORATION)).strip(_DECORATION)
+    return core if core in ("0", "1", "2") else None
+
+
+def parse_number(text: str) -> str | None:
+    """The verdict of a ScaleEval reply, which ends with the number repeated on its own line.
+
+    The last non-blank line decides when it is a lone number. Otherwise the lone-number lines
+    decide if they all agree (a reply that adds a remark after its verdict); different lone
+    numbers, or none at all, give no verdict. Numbers inside sentences never count.
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    last = _lone_number(lines[-1])
+    if last is not None:
+        return last
+    found = {n for n in map(_lone_number, lines) if n is not None}
+    return found.pop() if len(found) == 1 else None
+
+
+NUMBERS = LabelSet(
+    name="scaleeval",
+    labels=("1", "2", "0"),
+    tie="0",
+    parse=parse_number,
+    side={"1": "1", "2": "2", "0": "0"},
+    mild={"1": "1", "2": "2"},
+    retry_labels='"1", "2" or "0"',
+)
+
+
+@dataclass(frozen=True)
+class Presented:
+    """An item as the judges see it: submissions in the presented order, rendered criteria."""
+
+    question: str
+    submission_1: str
+    submission_2: str
+    criteria: str
+
+    def fields(self) -> dict[str, str]:
+        return {
+            "question": self.question,
+            "submission_1": self.submission_1,
+            "submission_2": self.submission_2,
+            "criteria": self.criteria,
+        }
+
+
+def initial_messages(item: Presented) -> list[ChatMessage]:
+    """The initial-evaluation prompt (debate round 0, and the single judge under evaluation)."""
+    prompt = template("scaleeval_initial").format(user_prompt=template("scaleeval_instruction"), **item.fields())
+    return [ChatMessageUser(content=prompt)]
+
+
+def evaluations(history: Sequence[Sequence[Turn]]) -> str:
+    """Every speaker's initial evaluation, then every discussion round, as the paper lays out."""
+    entries = [
+        template("scaleeval_initial_entry").format(speaker=seat, evaluation=turn.reasoning)
+        for seat, turn in enumerate(history[0], start=1)
+    ]
+    for r, turns in enumerate(history[1:], start=1):
+        entries += [
+            template("scaleeval_discussion_entry").format(speaker=seat, round=r, discussion=turn.reasoning)
+            for seat, turn in enumerate(turns, start=1)
+        ]
+    return "\n\n".join(entries)
+
+
+def discussion_messages(item: Presented, seat: int, history: list[list[Turn]]) -> list[ChatMessage]:
+    """A discussion turn for speaker ``seat + 1``: the reminder, the data and the whole debate."""
+    return [
+        ChatMessageSystem(content=template("scaleeval_speaker").format(speaker=seat + 1)),
+        ChatMessageUser(content=template("scaleeval_discussion").format(evaluations=evaluations(history), **item.fields())),
+    ]
+
+
+async def debate(
+    speakers: Sequence[Model],
+    item: Presented,
+    max_rounds: int,
+    config: GenerateConfig,
+    retries: int,
+    cache: bool | CachePolicy,
+) -> CommitteeResult:
+    """Debate ``item`` for at most ``max_rounds`` rounds (round 0 included); stops at consensus."""
+    if max_rounds < 1:
+        raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
+    return await deliberate(
+        speakers,
+        lambda seat: initial_messages(item),
+        lambda seat, history: discussion_messages(item, seat, history),
+        NUMBERS,
+        max_rounds - 1,
+        True,
+        config,
+        retries,
+        cache,
+    )
+
+
+async def evaluate(
+    judge: Model, item: Presented, config: GenerateConfig, retries: int, cache: bool | CachePolicy
+) -> Reply:
+    """One verdict of a single judge with the initial-evaluation prompt."""
+    return await ask_verdict(judge, initial_messages(item), parse_number, NUMBERS.retry_labels, config, retries, cache)
