@@ -149,4 +149,5 @@ def _export(work: Work, records: list[dict[str, Any]]) -> None:
             "criteria": datasets.Sequence(datasets.Value("int64")),
         }
     )
-    datasets.Dataset.from_list(records, features=features).save_to_disk(str(work.benchmark_dataset))
+    columns = {name: [r[name] for r in records] for name in features}  # from_dict also handles no rows
+    datasets.Dataset.from_dict(columns, features=features).save_to_disk(str(work.benchmark_dataset))
