@@ -1,26 +1,29 @@
 """Read judge games out of Inspect logs: the single source of truth between stages.
 
-Only log headers and sample summaries are read (fast); a sample is read in full only when Inspect
-thinned a score metadata key out of its summary (keys over 1 KB, e.g. games of a large
-ensemble). Repeated runs of the same model, task arguments and judges keep the latest complete
-run; the others are reported, never silently merged.
+Only log headers and sample summaries are read; for ``.eval`` files the summaries are parsed as
+plain JSON straight from the archive (Inspect's typed reader validates every field and is ~30×
+slower), with Inspect's reader as the fallback for ``.json`` logs. A sample is read in full only
+when Inspect thinned a score metadata key out of its summary (keys over 1 KB, e.g. the games of
+a large ensemble). Repeated runs of the same model, task arguments and judges keep the latest
+complete run; the others are reported, never silently merged.
 """
 
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from inspect_ai.log import (
-    EvalLog,
-    EvalLogInfo,
-    list_eval_logs,
-    read_eval_log,
-    read_eval_log_sample,
-    read_eval_log_sample_summaries,
-)
+from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sample_summaries
+
+import inspect_ai._util.zipfile  # noqa: E402,F401  (teaches stdlib zipfile the zstd that .eval files use)
+
+try:  # ~3× faster JSON when present (it often is, as a dependency of other tools); optional
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover
+    _loads = json.loads
 
 SCORER = "pairwise_judge"
 THINNED = "Key removed from summary"
@@ -68,12 +71,12 @@ class LogGames:
 
 
 def log_files(paths: Sequence[str | Path]) -> list[str]:
-    """Every ``.eval``/``.json`` log file named or found (recursively) under ``paths``."""
+    """Every ``.eval``/``.json`` file named or found (recursively) under ``paths``."""
     found: list[str] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found += [_local(info) for info in list_eval_logs(str(path), recursive=True)]
+            found += sorted(str(f) for f in path.rglob("*") if f.suffix in (".eval", ".json") and f.is_file())
         elif path.is_file():
             found.append(str(path))
         else:
@@ -81,34 +84,73 @@ def log_files(paths: Sequence[str | Path]) -> list[str]:
     return found
 
 
-def _local(info: EvalLogInfo) -> str:
-    return info.name.removeprefix("file://")
+@dataclass(frozen=True)
+class Header:
+    """The few header fields the reader needs, from ``header.json`` or Inspect's reader."""
+
+    task: str
+    model: str
+    created: str
+    status: str
+    task_args: dict[str, Any]
+    roles: dict[str, str]
+    scorers: tuple[str, ...]
+    complete: bool
+    """Finished successfully with every sample completed (no errored samples)."""
+
+    @property
+    def run_key(self) -> str:
+        """Runs with equal keys measure the same thing; only the latest complete one is kept."""
+        return json.dumps([self.model, self.task, self.task_args, self.roles], sort_keys=True, default=str)
+
+    @property
+    def is_judge_log(self) -> bool:
+        return any(s.split("/")[-1] == SCORER for s in self.scorers) or self.task.split("/")[-1] == "arenahard"
 
 
-def _run_key(log: EvalLog) -> str:
-    """Runs with equal keys measure the same thing; only the latest complete one is kept."""
-    roles = {name: str(cfg.model) for name, cfg in (log.eval.model_roles or {}).items()}
-    return json.dumps([log.eval.model, log.eval.task, log.eval.task_args, roles], sort_keys=True, default=str)
+def read_header(path: str) -> Header:
+    """Header fields of one log; ``.eval`` archives are read as plain JSON (fast)."""
+    raw: dict[str, Any] | None = None
+    if path.endswith(".eval"):
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            member = "header.json" if "header.json" in names else "_journal/start.json"
+            raw = _loads(archive.read(member))
+    else:
+        raw = read_eval_log(path, header_only=True).model_dump(exclude_none=True)
+    spec = raw["eval"]
+    roles = {name: str(cfg.get("model")) for name, cfg in (spec.get("model_roles") or {}).items()}
+    results = raw.get("results") or {}
+    scores = results.get("scores") or []
+    status = raw.get("status", "started")
+    return Header(
+        task=spec["task"],
+        model=spec["model"],
+        created=spec["created"],
+        status=status,
+        task_args=spec.get("task_args") or {},
+        roles=roles,
+        scorers=tuple(str(s.get("scorer") or s.get("name")) for s in scores),
+        complete=status == "success" and results.get("completed_samples") == results.get("total_samples"),
+    )
 
 
-def _is_judge_log(log: EvalLog) -> bool:
-    scorers = {s.name for s in (log.results.scores if log.results else [])}
-    return any(s.split("/")[-1] == SCORER for s in scorers) or log.eval.task.split("/")[-1] == "arenahard"
-
-
-def select_runs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, EvalLog]], LogGames]:
+def select_runs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Header]], LogGames]:
     """Headers of the judge logs to read, newest complete run per key."""
     result = LogGames()
-    latest: dict[str, tuple[str, EvalLog]] = {}
+    latest: dict[str, tuple[str, Header]] = {}
     for path in log_files(paths):
-        header = read_eval_log(path, header_only=True)
-        if not _is_judge_log(header):
-            result.ignored.append((path, f"task {header.eval.task} has no {SCORER} scores"))
+        try:
+            header = read_header(path)
+        except (KeyError, ValueError, zipfile.BadZipFile) as ex:
+            result.ignored.append((path, f"not an Inspect log ({type(ex).__name__}: {ex})"))
             continue
-        key = _run_key(header)
+        if not header.is_judge_log:
+            result.ignored.append((path, f"task {header.task} has no {SCORER} scores"))
+            continue
+        key = header.run_key
         if key in latest:
-            kept_path, kept = latest[key]
-            newer, older = _prefer((path, header), (kept_path, kept))
+            newer, older = _prefer((path, header), latest[key])
             latest[key] = newer
             result.superseded.append((_run(*older), _run(*newer)))
         else:
@@ -116,17 +158,17 @@ def select_runs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, EvalLog]],
     return list(latest.values()), result
 
 
-def _prefer(a: tuple[str, EvalLog], b: tuple[str, EvalLog]) -> tuple[tuple[str, EvalLog], tuple[str, EvalLog]]:
+def _prefer(a: tuple[str, Header], b: tuple[str, Header]) -> tuple[tuple[str, Header], tuple[str, Header]]:
     """(kept, dropped): complete runs beat incomplete ones, then the newer one wins."""
 
-    def rank(item: tuple[str, EvalLog]) -> tuple[bool, str]:
-        return item[1].status == "success", item[1].eval.created
+    def rank(item: tuple[str, Header]) -> tuple[bool, str]:
+        return item[1].complete, item[1].created
 
     return (a, b) if rank(a) >= rank(b) else (b, a)
 
 
-def _run(path: str, log: EvalLog) -> Run:
-    return Run(path=path, task=log.eval.task, model=log.eval.model, status=log.status, created=log.eval.created)
+def _run(path: str, header: Header) -> Run:
+    return Run(path=path, task=header.task, model=header.model, status=header.status, created=header.created)
 
 
 def read_games(paths: Sequence[str | Path]) -> LogGames:
@@ -134,16 +176,16 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
     selected, result = select_runs(paths)
     for path, header in selected:
         run = _run(path, header)
-        for summary in read_eval_log_sample_summaries(path):
-            score = (summary.scores or {}).get(SCORER) or _namespaced(summary.scores)
-            if score is None or not score.metadata:
+        for summary in raw_summaries(path):
+            score = _judge_score(summary.get("scores"))
+            if score is None or not score.get("metadata"):
                 run.failed_samples += 1
                 continue
-            metadata = score.metadata
+            metadata = score["metadata"]
             if any(isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED) for k in ("games", "style")):
-                full = read_eval_log_sample(path, id=summary.id, epoch=summary.epoch)
+                full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
                 metadata = (full.scores or {})[SCORER].metadata or {}
-            games = list(_games(summary.id, summary.epoch, header, metadata))
+            games = list(_games(summary["id"], summary["epoch"], header, metadata))
             run.samples += 1
             run.games += len(games)
             result.games += games
@@ -151,19 +193,40 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
     return result
 
 
-def _namespaced(scores: dict[str, Any] | None) -> Any:
+def raw_summaries(path: str) -> list[dict[str, Any]]:
+    """Sample summaries as plain dicts (``id``, ``epoch``, ``scores`` …), latest per sample."""
+    if path.endswith(".eval"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = set(archive.namelist())
+                if "summaries.json" in names:
+                    parts = [_loads(archive.read("summaries.json"))]
+                else:  # an unfinished run: only the journal exists, in write order
+                    journal = sorted(
+                        (n for n in names if n.startswith("_journal/summaries/") and n.endswith(".json")),
+                        key=lambda n: int(Path(n).stem) if Path(n).stem.isdigit() else 0,
+                    )
+                    parts = [_loads(archive.read(n)) for n in journal]
+            latest = {(s["id"], s["epoch"]): s for part in parts for s in part}
+            return list(latest.values())
+        except (zipfile.BadZipFile, KeyError, ValueError, NotImplementedError):
+            pass  # unexpected layout: let Inspect's reader decide
+    return [s.model_dump() for s in read_eval_log_sample_summaries(path)]
+
+
+def _judge_score(scores: dict[str, Any] | None) -> dict[str, Any] | None:
     for name, score in (scores or {}).items():
         if name.split("/")[-1] == SCORER:
             return score
     return None
 
 
-def _games(sample_id: Any, epoch: int, header: EvalLog, metadata: dict[str, Any]) -> Iterable[dict[str, Any]]:
+def _games(sample_id: Any, epoch: int, header: Header, metadata: dict[str, Any]) -> Iterable[dict[str, Any]]:
     for game in metadata.get("games", []):
         yield {
             "question_id": str(sample_id),
             "epoch": epoch,
-            "model": metadata.get("model") or header.eval.model,
+            "model": metadata.get("model") or header.model,
             "baseline": metadata.get("baseline"),
             "judge": game["judge"],
             "category": metadata.get("category"),

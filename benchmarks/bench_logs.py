@@ -1,0 +1,91 @@
+"""Reading judge logs: 60 logs × 500 samples through ``logs.read_games`` (headers + sample
+summaries) versus the slow reference (reading every full log with ``read_eval_log``).
+
+Logs are built from the real arena-hard v0.1 questions and answers in ../shared/data (16 models'
+answers, cycled to 60 runs) with full judge explanations, so sizes are realistic.
+
+    python benchmarks/bench_logs.py [--logs 60] [--keep DIR]
+
+Target: < 10 s for 60 × 500. Prints wall time and peak Python memory (tracemalloc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from inspect_ai.log import read_eval_log
+
+from inspect_arenahard.data import load_answers, load_questions
+from inspect_arenahard.importer import _eval_log, _sample
+from inspect_arenahard.judges import Game
+from inspect_arenahard.logs import read_games
+from inspect_arenahard.verdicts import LABELS
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "arena-hard-v0.1"
+
+
+def build_logs(out: Path, n_logs: int, seed: int = 0) -> None:
+    from inspect_ai.log import write_eval_log
+
+    rng = random.Random(seed)
+    questions = load_questions(DATA / "question.jsonl")
+    files = sorted((DATA / "model_answer").glob("*.jsonl"))
+    baseline = load_answers(DATA / "model_answer" / "gpt-4-0314.jsonl")
+    answers = {p.stem: load_answers(p) for p in files}
+    for i in range(n_logs):
+        model = files[i % len(files)].stem
+        samples = []
+        for q in questions:
+            games = [
+                Game("openai/gpt-4.1", g, "B" if g == 1 else "A", rng.choice(LABELS), True, 1, "judge reasoning " * 120)
+                for g in (1, 2)
+            ]
+            record = {"games": [{"user_prompt": ""}, {"user_prompt": ""}]}
+            samples.append(
+                _sample(q.id, q.prompt, q.category, f"{model}-run{i}", "gpt-4-0314", games, answers[model], baseline, record, 3, "cl100k_base")
+            )
+        log = _eval_log(files[i % len(files)], f"{model}-run{i}", "openai/gpt-4.1", "gpt-4-0314", samples)
+        write_eval_log(log, str(out / f"run{i:03d}.eval"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--logs", type=int, default=60)
+    parser.add_argument("--keep", type=Path, default=None, help="reuse/keep logs in this folder")
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-logs-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    if len(list(folder.glob("*.eval"))) < args.logs:
+        t = time.perf_counter()
+        build_logs(folder, args.logs)
+        print(f"built {args.logs} logs × 500 samples in {time.perf_counter() - t:.1f}s "
+              f"({sum(p.stat().st_size for p in folder.glob('*.eval')) / 2**20:.0f} MiB)")  # fmt: skip
+
+    tracemalloc.start()
+    t = time.perf_counter()
+    result = read_games([folder])
+    ours = time.perf_counter() - t
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"read_games: {len(result.games)} games from {len(result.runs)} logs in {ours:.2f}s (target < 10 s), "
+          f"peak {peak / 2**20:.0f} MiB")  # fmt: skip
+
+    reference_logs = sorted(folder.glob("*.eval"))[:5]
+    t = time.perf_counter()
+    for path in reference_logs:
+        read_eval_log(str(path))
+    per_log = (time.perf_counter() - t) / len(reference_logs)
+    print(f"reference (full read_eval_log): {per_log:.2f}s per log → {per_log * args.logs:.1f}s for {args.logs} logs "
+          f"(measured on {len(reference_logs)}); speed-up {per_log * args.logs / ours:.1f}×")  # fmt: skip
+    if args.keep is None:
+        shutil.rmtree(folder)
+
+
+if __name__ == "__main__":
+    main()
