@@ -7,7 +7,6 @@ import asyncio
 import itertools
 import math
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 from inspect_ai import eval

@@ -173,3 +173,30 @@ def test_unknown_variant_and_criterion() -> None:
         render(rubric("helpfulness"), "reversed")
     with pytest.raises(ValueError, match="unknown criterion 'honesty'; known: creativity, helpfulness"):
         rubric("honesty")
+
+
+# ---------------------------------------------------------------- prompts
+
+
+def test_templates_and_rubrics_transcribe_the_paper_prompts() -> None:
+    from conftest import SHARED_DATA
+    from inspect_arenahard.templates import config, template
+
+    spec_path = SHARED_DATA.parent / "spec" / "seed_prompts.md"
+    if not spec_path.is_file():
+        raise FileNotFoundError(f"prompt specification missing: {spec_path}")
+    spec = spec_path.read_text(encoding="utf-8")
+    battle_format = config("committee")["battle"]["verdict_format"]
+    pieces = {
+        "committee_battle_system": template("committee_battle_system"),
+        "committee_discussion": template("committee_discussion").split("\n\n{responses}")[0].replace("{verdict_format}", battle_format),
+        "scaleeval_instruction": template("scaleeval_instruction"),
+        "scaleeval_speaker": template("scaleeval_speaker").format(speaker="1/2/3"),
+        "scaleeval_discussion": template("scaleeval_discussion").split("{evaluations}\n\n")[1],
+        "scaleeval_initial": template("scaleeval_initial").splitlines()[-1],
+    }
+    for name, text in pieces.items():
+        assert text in spec, name
+    for criterion in ("helpfulness", "creativity"):
+        for level in rubric(criterion):
+            assert f'"{level.score}": "{level.text}"' in spec, (criterion, level.score)

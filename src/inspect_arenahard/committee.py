@@ -305,6 +305,8 @@ async def committee_verdicts(
         cache: Inspect model cache for judge replies.
     """
     labels = label_set if isinstance(label_set, LabelSet) else named_labels(label_set)
+    if system is None and labels.system is None:
+        raise ValueError(f"label set {labels.name!r} has no default system prompt: pass system=")
     system_text = system if system is not None else template(labels.system or "")
 
     def opening(seat: int) -> list[ChatMessage]:
