@@ -125,5 +125,10 @@ def test_missing_local_file_is_not_sent_to_the_hub(tmp_path: Path) -> None:
 
 
 def test_same_file_names_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="share the name 'question'"):
+    with pytest.raises(ValueError, match="share the name 'question'.*NAME=SOURCE"):
         _ingest(tmp_path, POOLS / "mt_bench" / "question.jsonl", shared("arena-hard-v0.1", "question.jsonl"))
+
+
+def test_named_sources(tmp_path: Path) -> None:
+    report, df = _ingest(tmp_path, f"mtb={POOLS / 'mt_bench' / 'question.jsonl'}", f"v01={shared('arena-hard-v0.1', 'question.jsonl')}")
+    assert [s["name"] for s in report["sources"]] == ["mtb", "v01"] and df["id"].iloc[0] == "mtb:81"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
@@ -168,11 +169,25 @@ def _hf_dataset(source: str, options: IngestOptions) -> tuple[Any, str]:
     return loaded, str(getattr(loaded, "_fingerprint", ""))
 
 
+_NAMED = re.compile(r"^([A-Za-z0-9_.-]+)=(.+)$")
+
+
+def split_name(source: str) -> tuple[str | None, str]:
+    """(given name, source) of ``NAME=SOURCE``; (None, source) otherwise."""
+    named = _NAMED.match(source)
+    if named and not Path(source).exists():
+        return named.group(1), named.group(2)
+    return None, source
+
+
 def open_source(source: str, options: IngestOptions) -> tuple[str, Iterator[Located], str]:
-    """(source name, records, content digest) of a file, a saved dataset or a hub id."""
+    """(source name, records, content digest) of a file, a saved dataset or a hub id.
+
+    The name (the prefix of every id) is the file's stem or the hub id, or given as ``NAME=SOURCE``.
+    """
+    given, source = split_name(source)
     path = Path(source)
     if path.is_file():
-        name = path.name.split(".")[0]
         suffixes = "".join(path.suffixes[-2:]).lower()
         if suffixes.endswith(FILE_SUFFIXES[:3]):
             records = _jsonl(path)
@@ -182,13 +197,13 @@ def open_source(source: str, options: IngestOptions) -> tuple[str, Iterator[Loca
             records = _parquet(path)
         else:
             raise ValueError(f"{path}: unsupported file type (expected .jsonl, .jsonl.gz, .json or .parquet)")
-        return name, records, file_digest(path)
+        return given or path.name.split(".")[0], records, file_digest(path)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{path}: not a regular file")
     if not path.exists() and (source.startswith((".", "/")) or source.lower().endswith(FILE_SUFFIXES)):
         raise FileNotFoundError(f"source not found: {source}")
     dataset, fingerprint = _hf_dataset(source, options)
-    name = path.name if path.is_dir() else source
+    name = given or (path.name if path.is_dir() else source)
     records = ((f"{source}[{i}]", record) for i, record in enumerate(dataset))
     return name, records, fingerprint or f"{source}:{options.subset}:{options.split}"
 
@@ -312,7 +327,7 @@ def ingest(sources: list[str], work: Work, options: IngestOptions | None = None,
     names = [name for _, name, _, _ in opened]
     clash = sorted({n for n in names if names.count(n) > 1})
     if clash:
-        raise ValueError(f"two sources share the name {clash[0]!r} (ids would collide); rename one of the files")
+        raise ValueError(f"two sources share the name {clash[0]!r} (ids would collide); name them with NAME=SOURCE")
     key = step_key("ingest", sources=[(name, digest) for _, name, _, digest in opened], options=vars(options))
     report_path = work.report("ingest")
     if not force and up_to_date(report_path, key, [work.ingested]):
@@ -324,7 +339,7 @@ def ingest(sources: list[str], work: Work, options: IngestOptions | None = None,
         for source, name, records, digest in opened:
             rows: list[dict[str, Any]] = []
             count = multi_turn = 0
-            preset = PRESETS.get(source)
+            preset = PRESETS.get(split_name(source)[1])
             for sid, turns, label, language, _ in progress(
                 normalise(records, options.explicit(), preset, options.limit), desc=f"ingest {name}", unit="rec"
             ):

@@ -1,0 +1,133 @@
+"""Time and peak memory of curation (ingest + filters/dedup + embed + cluster) at two scales.
+
+* ``real20k``: every shared prompt pool (~20K real prompts: Arena catalog files, LMSYS,
+  WildChat-ru, OpenAssistant, AlpacaEval, MT-Bench, Arena-Hard v0.1/v2.0).
+* ``synthetic200k``: 200K prompts sampled from those and perturbed (word dropout, word
+  substitutions, an added instruction) so that each is a distinct text.
+
+Each scenario runs in a fresh child process with a fresh work folder (no embedding cache), so
+peak RSS and wall time are its own. Offline MiniLM embeddings; target on the 2-core dev
+machine: 200K in < 20 min and < 8 GiB. Usage::
+
+    python benchmarks/bench_curate.py --scenario real20k [--out results.json]
+    python benchmarks/bench_curate.py --scenario synthetic200k --embed-max-tokens 128
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+POOLS = DATA / "prompt_pools"
+SOURCES = {
+    "catalog_20250206": POOLS / "lmarena_arena_catalog" / "explorer_examples_20250206.json",
+    "catalog_20241215": POOLS / "lmarena_arena_catalog" / "explorer_examples_20241215.json",
+    "catalog_data3": POOLS / "lmarena_arena_catalog" / "explorer_data3_examples.json",
+    "webdev": POOLS / "lmarena_arena_catalog" / "webdev_web-80k-examples.json",
+    "lmsys": POOLS / "lmsys_chat_1m_sample" / "lmsys_1000.jsonl",
+    "wildchat_ru": POOLS / "wildchat_hard_ru" / "wildchat_hard_ru.json",
+    "oa_en100": POOLS / "openassistant" / "en_100_text.jsonl",
+    "oa_lottery": POOLS / "openassistant" / "prompt_lottery_en_250_text.jsonl",
+    "oa_multilingual": POOLS / "openassistant" / "multilingual-60.jsonl",
+    "alpaca_eval": POOLS / "alpaca_eval" / "gpt4_1106_preview_model_outputs.json",
+    "mt_bench": POOLS / "mt_bench" / "question.jsonl",
+    "arena_hard_v01": DATA / "arena-hard-v0.1" / "question.jsonl",
+    "arena_hard_v20": DATA / "arena-hard-v2.0" / "question.jsonl",
+}
+PREFIXES = ["", "Please help:", "Quick question.", "I need this for work.", "Hi!", "Be concise.", "Explain clearly:", "For a beginner:"]
+SUFFIXES = ["", "Thanks!", "Step by step please.", "Keep it short.", "Give an example.", "Use bullet points.", "Why?", "In detail."]
+
+
+def synthetic_pool(base: list[str], n: int, path: Path, seed: int = 0) -> None:
+    """``n`` distinct perturbed prompts drawn (with replacement) from ``base``, as JSONL."""
+    rng = random.Random(seed)
+    vocab = [w for p in rng.sample(base, min(len(base), 5000)) for w in p.split()[:50]]
+    seen: set[str] = set()
+    with path.open("w", encoding="utf-8") as f:
+        while len(seen) < n:
+            words = rng.choice(base)[:2000].split() or ["empty"]
+            kept = [w for w in words if rng.random() > 0.15] or words
+            for _ in range(max(1, len(kept) // 10)):
+                kept[rng.randrange(len(kept))] = rng.choice(vocab)
+            text = " ".join(filter(None, [rng.choice(PREFIXES), " ".join(kept), rng.choice(SUFFIXES)]))
+            if text not in seen:
+                seen.add(text)
+                f.write(json.dumps({"id": f"s{len(seen)}", "prompt": text}, ensure_ascii=False) + "\n")
+
+
+def child(scenario: str, work_dir: Path, embed_max_tokens: int | None) -> dict:
+    from inspect_arenahard.curate.cluster import ClusterOptions, cluster
+    from inspect_arenahard.curate.ingest import ingest
+    from inspect_arenahard.curate.work import Work
+
+    start = time.perf_counter()
+    work = Work.at(work_dir, create=True)
+    if scenario == "real20k":
+        sources = [f"{name}={path}" for name, path in SOURCES.items()]
+    else:
+        base_work = Work.at(work_dir / "base", create=True)
+        ingest([f"{name}={path}" for name, path in SOURCES.items()], base_work)
+        import pandas as pd
+
+        base = pd.read_parquet(base_work.ingested, columns=["turns"])["turns"].map(lambda t: t[0]).tolist()
+        synthetic_pool(base, 200_000, work_dir / "synthetic.jsonl")
+        sources = [str(work_dir / "synthetic.jsonl")]
+    prepared = time.perf_counter() - start
+    ingested = ingest(sources, work)
+    clustered = cluster(work, options=ClusterOptions(embed_max_tokens=embed_max_tokens))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "scenario": scenario,
+        "embed_max_tokens": embed_max_tokens,
+        "records": ingested["records"],
+        "kept": clustered["kept"],
+        "filters": {c["filter"]: c["removed"] for c in clustered["filters"]},
+        "clusters": clustered["clusters"],
+        "outliers": clustered["outliers"],
+        "label_agreement": clustered["label_agreement"],
+        "seconds": {
+            "prepare_pool": round(prepared, 1),
+            "ingest": ingested["seconds"],
+            **{k: round(v, 1) for k, v in clustered["seconds"].items()},
+            "ingest_to_clusters": round(ingested["seconds"] + clustered["seconds"]["total"], 1),
+        },
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        "peak_rss_gib": round(usage.ru_maxrss / 2**20, 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scenario", choices=["real20k", "synthetic200k", "all"], default="real20k")
+    parser.add_argument("--embed-max-tokens", type=int, default=None)
+    parser.add_argument("--out", type=Path, help="append results (JSON lines) here")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.work, args.embed_max_tokens)))
+        return
+    for scenario in ["real20k", "synthetic200k"] if args.scenario == "all" else [args.scenario]:
+        with tempfile.TemporaryDirectory(prefix=f"bench-{scenario}-") as tmp:
+            cmd = [sys.executable, __file__, "--child", scenario, "--work", str(Path(tmp) / "work")]
+            if args.embed_max_tokens:
+                cmd += ["--embed-max-tokens", str(args.embed_max_tokens)]
+            started = time.perf_counter()
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            result = json.loads(out.strip().splitlines()[-1]) | {"wall_seconds": round(time.perf_counter() - started, 1)}
+        print(json.dumps(result, indent=2))
+        if args.out:
+            with args.out.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main()
