@@ -254,8 +254,8 @@ def test_committee_inside_arenahard_keeps_the_pairwise_contract(committee_run) -
 @pytest.mark.xfail(
     strict=True,
     raises=AttributeError,
-    reason="inspect_arenahard.logs._run_key reads cfg.model of every role, but a role bound to "
-    "several models (the committee, or a judge ensemble) is a list: reported to the lead",
+    reason="inspect_arenahard.logs.read_header reads every model role as one config, but a role "
+    "bound to several models (the committee, or a judge ensemble) is a list: reported to the lead",
 )
 def test_leaderboard_reader_reads_committee_games(committee_run) -> None:  # type: ignore[no-untyped-def]
     log, _, log_dir = committee_run
