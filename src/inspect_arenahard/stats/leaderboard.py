@@ -66,6 +66,8 @@ class Leaderboard:
     degenerate: bool = False
     judges: tuple[str, ...] = ()
     excluded_games: int = 0
+    bootstrap: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    """Per-model bootstrap scores (%), one per round: what quality metrics need beyond the CI."""
 
 
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
@@ -147,7 +149,8 @@ def leaderboard(
     unranked = {m: int(excluded[i]) for i, m in enumerate(battles.models) if games[i] == 0 and excluded[i] > 0}
     judges = tuple(sorted({j for j in battles.judge.tolist() if j is not None}))
     return Leaderboard(
-        category, base, method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(~parsed))
+        category, base, method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(~parsed)),
+        bootstrap={m: samples[:, j] for j, m in enumerate(models)},
     )
 
 
