@@ -251,12 +251,6 @@ def test_committee_inside_arenahard_keeps_the_pairwise_contract(committee_run) -
     assert metrics["unanimous_after"].value == pytest.approx(4 / 6)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="inspect_arenahard.logs.read_header reads every model role as one config, but a role "
-    "bound to several models (the committee, or a judge ensemble) is a list: reported to the lead",
-)
 def test_leaderboard_reader_reads_committee_games(committee_run) -> None:  # type: ignore[no-untyped-def]
     log, _, log_dir = committee_run
     games = read_games([log_dir])

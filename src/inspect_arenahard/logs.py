@@ -119,7 +119,7 @@ def read_header(path: str) -> Header:
     else:
         raw = read_eval_log(path, header_only=True).model_dump(exclude_none=True)
     spec = raw["eval"]
-    roles = {name: str(cfg.get("model")) for name, cfg in (spec.get("model_roles") or {}).items()}
+    roles = {name: _role_models(cfg) for name, cfg in (spec.get("model_roles") or {}).items()}
     results = raw.get("results") or {}
     scores = results.get("scores") or []
     status = raw.get("status", "started")
@@ -133,6 +133,13 @@ def read_header(path: str) -> Header:
         scorers=tuple(str(s.get("scorer") or s.get("name")) for s in scores),
         complete=status == "success" and results.get("completed_samples") == results.get("total_samples"),
     )
+
+
+def _role_models(cfg: Any) -> str:
+    """A role's model, or its comma-joined models when the role is bound to a list (an ensemble)."""
+    if isinstance(cfg, list):
+        return ",".join(_role_models(c) for c in cfg)
+    return str(cfg.get("model") if isinstance(cfg, dict) else cfg)
 
 
 def select_runs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Header]], LogGames]:
