@@ -15,6 +15,7 @@ the line and the field.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from dataclasses import dataclass, field
@@ -43,8 +44,10 @@ class StoredAnswer:
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for each non-blank line; a bad line is an error naming it."""
-    with path.open(encoding="utf-8") as f:
+    """(line number, record) for each non-blank line (gzip when the name ends in ``.gz``); a bad
+    line is an error naming it."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
         for lineno, line in enumerate(f, start=1):
             if not line.strip():
                 continue

@@ -19,7 +19,6 @@ Errors name the file, the record and the field; nothing is dropped without being
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -101,20 +100,6 @@ def _json_array(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) of a JSONL file, gzip-compressed when it ends in ``.gz``."""
-    if path.suffix != ".gz":
-        yield from read_jsonl(path)
-        return
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if line.strip():
-                try:
-                    yield lineno, json.loads(line)
-                except json.JSONDecodeError as ex:
-                    raise ValueError(f"{path}:{lineno}: not valid JSON ({ex.msg})") from None
-
-
 def load_llmbar(path: Path) -> PairSet:
     result = PairSet(path, "llmbar")
     for i, record in enumerate(_json_array(path)):
@@ -162,7 +147,7 @@ def load_pandalm(path: Path) -> PairSet:
 
 def load_autoj(path: Path) -> PairSet:
     result = PairSet(path, "autoj")
-    for lineno, record in _jsonl(path):
+    for lineno, record in read_jsonl(path):
         where = f"{path}:{lineno}"
         result.items.append(
             PairItem(
@@ -197,7 +182,7 @@ def split_dialogues(chosen: str, rejected: str, where: str) -> tuple[str, str, s
 def load_hh_rlhf(path: Path) -> PairSet:
     result = PairSet(path, "hh_rlhf")
     source = f"hh_rlhf:{path.name.split('.')[0]}"
-    for lineno, record in _jsonl(path):
+    for lineno, record in read_jsonl(path):
         where = f"{path}:{lineno}"
         question, chosen, rejected = split_dialogues(
             _text(record, "chosen", where), _text(record, "rejected", where), where
@@ -209,7 +194,7 @@ def load_hh_rlhf(path: Path) -> PairSet:
 def load_plain(path: Path) -> PairSet:
     result = PairSet(path, "jsonl")
     seen: set[str] = set()
-    for lineno, record in _jsonl(path):
+    for lineno, record in read_jsonl(path):
         where = f"{path}:{lineno}"
         item_id = str(record.get("id", f"{path.stem}:{lineno}"))
         if item_id in seen:
