@@ -26,6 +26,8 @@ except ImportError:  # pragma: no cover
     _loads = json.loads
 
 SCORER = "pairwise_judge"
+GAME_SCORERS = (SCORER, "autoarena_committee")
+"""Scorers whose metadata follows the game-record contract (``judges.py``; Auto-Arena battles)."""
 THINNED = "Key removed from summary"
 
 
@@ -105,7 +107,7 @@ class Header:
 
     @property
     def is_judge_log(self) -> bool:
-        return any(s.split("/")[-1] == SCORER for s in self.scorers) or self.task.split("/")[-1] == "arenahard"
+        return any(s.split("/")[-1] in GAME_SCORERS for s in self.scorers) or self.task.split("/")[-1] == "arenahard"
 
 
 def read_header(path: str) -> Header:
@@ -191,7 +193,7 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
             metadata = score["metadata"]
             if any(isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED) for k in ("games", "style")):
                 full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
-                metadata = (full.scores or {})[SCORER].metadata or {}
+                metadata = getattr(_judge_score(full.scores), "metadata", None) or {}
             games = list(_games(summary["id"], summary["epoch"], header, metadata))
             run.samples += 1
             run.games += len(games)
@@ -223,7 +225,7 @@ def raw_summaries(path: str) -> list[dict[str, Any]]:
 
 def _judge_score(scores: dict[str, Any] | None) -> dict[str, Any] | None:
     for name, score in (scores or {}).items():
-        if name.split("/")[-1] == SCORER:
+        if name.split("/")[-1] in GAME_SCORERS:
             return score
     return None
 
