@@ -63,7 +63,7 @@ def synthetic_pool(base: list[str], n: int, path: Path, seed: int = 0) -> None:
                 f.write(json.dumps({"id": f"s{len(seen)}", "prompt": text}, ensure_ascii=False) + "\n")
 
 
-def child(scenario: str, work_dir: Path, embed_max_tokens: int | None) -> dict:
+def child(scenario: str, work_dir: Path, embed_max_tokens: int | None, size: int) -> dict:
     from inspect_arenahard.curate.cluster import ClusterOptions, cluster
     from inspect_arenahard.curate.ingest import ingest
     from inspect_arenahard.curate.work import Work
@@ -78,14 +78,14 @@ def child(scenario: str, work_dir: Path, embed_max_tokens: int | None) -> dict:
         import pandas as pd
 
         base = pd.read_parquet(base_work.ingested, columns=["turns"])["turns"].map(lambda t: t[0]).tolist()
-        synthetic_pool(base, 200_000, work_dir / "synthetic.jsonl")
+        synthetic_pool(base, size, work_dir / "synthetic.jsonl")
         sources = [str(work_dir / "synthetic.jsonl")]
     prepared = time.perf_counter() - start
     ingested = ingest(sources, work)
     clustered = cluster(work, options=ClusterOptions(embed_max_tokens=embed_max_tokens))
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {
-        "scenario": scenario,
+        "scenario": scenario if scenario == "real20k" else f"synthetic{size}",
         "embed_max_tokens": embed_max_tokens,
         "records": ingested["records"],
         "kept": clustered["kept"],
@@ -108,20 +108,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scenario", choices=["real20k", "synthetic200k", "all"], default="real20k")
     parser.add_argument("--embed-max-tokens", type=int, default=None)
+    parser.add_argument("--size", type=int, default=200_000, help="prompts in the synthetic pool")
     parser.add_argument("--out", type=Path, help="append results (JSON lines) here")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.work, args.embed_max_tokens)))
+        print(json.dumps(child(args.child, args.work, args.embed_max_tokens, args.size)))
         return
     for scenario in ["real20k", "synthetic200k"] if args.scenario == "all" else [args.scenario]:
         with tempfile.TemporaryDirectory(prefix=f"bench-{scenario}-") as tmp:
-            cmd = [sys.executable, __file__, "--child", scenario, "--work", str(Path(tmp) / "work")]
+            cmd = [sys.executable, __file__, "--child", scenario, "--work", str(Path(tmp) / "work"), "--size", str(args.size)]
             if args.embed_max_tokens:
                 cmd += ["--embed-max-tokens", str(args.embed_max_tokens)]
             started = time.perf_counter()
-            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
             result = json.loads(out.strip().splitlines()[-1]) | {"wall_seconds": round(time.perf_counter() - started, 1)}
         print(json.dumps(result, indent=2))
         if args.out:

@@ -121,6 +121,10 @@ def test_ensemble_two_stage_and_agreement(pool: Path) -> None:
     metrics = log.results.scores[0].metrics  # type: ignore[union-attr]
     for name, value in expected.items():
         assert metrics[f"mockllm/{name}"].value == pytest.approx(value)
+    from inspect_arenahard.curate.annotation_logs import AnnotationLog, read_agreement
+
+    reported = read_agreement([AnnotationLog(log.location, log)])[log.location]
+    assert reported == pytest.approx({f"mockllm/{name}": value for name, value in expected.items()})
 
 
 def test_pool_sample_and_bad_pool(tmp_path: Path, pool: Path) -> None:

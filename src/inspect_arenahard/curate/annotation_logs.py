@@ -101,3 +101,15 @@ def read_usage(logs: list[AnnotationLog]) -> list[dict[str, Any]]:
                 }
             )
     return usage
+
+
+def read_agreement(logs: list[AnnotationLog]) -> dict[str, dict[str, float]]:
+    """Per ensemble log: each annotator's agreement with the majority vote (the eval's metric)."""
+    out = {}
+    for log in logs:
+        results = log.header.results
+        metrics = results.scores[0].metrics if results and results.scores else {}
+        agreement = {name: m.value for name, m in metrics.items() if m.group == "annotator_agreement"}
+        if agreement:
+            out[log.path] = agreement
+    return out

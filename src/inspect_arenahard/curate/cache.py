@@ -73,11 +73,17 @@ class Timer:
     """Wall time of a step, for its report."""
 
     def __init__(self) -> None:
-        self.start = time.perf_counter()
+        self.start = self.last = time.perf_counter()
 
     @property
     def seconds(self) -> float:
         return round(time.perf_counter() - self.start, 2)
+
+    def lap(self) -> float:
+        """Seconds since the previous lap (or the start)."""
+        now = time.perf_counter()
+        elapsed, self.last = now - self.last, now
+        return round(elapsed, 2)
 
 
 def progress(items: Iterable[T], desc: str, total: int | None = None, unit: str = "it") -> Iterator[T]:

@@ -175,18 +175,18 @@ def cluster(
     if not force and up_to_date(work.report("cluster"), key, outputs):
         return json.loads(work.report("cluster").read_text(encoding="utf-8")) | {"cached": True}
 
-    timer, seconds = Timer(), {}
+    timer, seconds = Timer(), {}  # seconds per stage
     df = pd.read_parquet(work.ingested)
     n_ingested = len(df)
     log = FilterLog()
     df = apply_text_filters(df, filters, log)
-    seconds["filters"] = timer.seconds
+    seconds["filters"] = timer.lap()
     minimum = max(options.n_neighbors + 1, options.min_cluster_size * 2)
     if len(df) < minimum:
         raise ValueError(f"{work.ingested}: only {len(df)} prompts left after filtering; clustering needs at least {minimum}")
 
     vectors = embed_texts(df["prompt"].tolist(), get_embedder(options.embedder, max_seq_length=options.embed_max_tokens), work.cache)
-    seconds["embed"] = timer.seconds - sum(seconds.values())
+    seconds["embed"] = timer.lap()
 
     indices, dists = neighbours(vectors, _spare(options), options.seed)
     keep, duplicate_of = near_duplicates(indices, dists, filters.near_dup_threshold)
@@ -196,17 +196,17 @@ def cluster(
     knn = subset_neighbours(indices, dists, keep, options.n_neighbors)
     if knn is None:
         knn = neighbours(vectors, options.n_neighbors, options.seed)
-    seconds["neighbours"] = timer.seconds - sum(seconds.values())
+    seconds["neighbours"] = timer.lap()
 
     labels, _ = reduce_and_cluster(vectors, knn, options)
     n_outliers = int((labels == OUTLIER).sum())
     if options.outliers == "reassign":
         labels = reassign_outliers(vectors, labels)
-    seconds["umap_hdbscan"] = timer.seconds - sum(seconds.values())
+    seconds["umap_hdbscan"] = timer.lap()
 
     prompts = df["prompt"].tolist()
     topics = topic_names(prompts, labels, options.namer, options.topic_examples, options.seed)
-    seconds["topics"] = timer.seconds - sum(seconds.values())
+    seconds["topics"] = timer.lap()
     df = df.drop(columns=["turns"]).assign(cluster=labels, topic=[topics[int(c)]["topic"] for c in labels])
     _write_outputs(work, df, log, topics)
     n_clusters = len([c for c in topics if c != OUTLIER])
@@ -223,7 +223,7 @@ def cluster(
             "outliers_mode": options.outliers,
             "label_agreement": label_agreement(df["label"], labels),
             "settings": {"filters": asdict(filters), "cluster": asdict(options)},
-            "seconds": {k: round(v, 2) for k, v in seconds.items()} | {"total": timer.seconds},
+            "seconds": seconds | {"total": timer.seconds},
         },
     )
 

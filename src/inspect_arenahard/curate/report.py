@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from inspect_arenahard.curate.annotate import CRITERIA
-from inspect_arenahard.curate.annotation_logs import read_usage
+from inspect_arenahard.curate.annotation_logs import read_agreement, read_usage
 from inspect_arenahard.curate.cache import read_report, write_report
 from inspect_arenahard.curate.selection import SelectOptions, join_annotations, cluster_table
 from inspect_arenahard.curate.topics import OUTLIER
@@ -143,6 +143,7 @@ def report(
         "selected": int(table["kept"].sum()),
         "distribution": score_distribution(scored),
         "cost": cost_estimate(usage, len(scored), PRICES | (prices or {})),
+        "annotator_agreement": read_agreement(found),
         "cluster_table": str(work.root / "clusters.csv"),
         "plot": str(plot) if plot else None,
     }
