@@ -11,7 +11,7 @@ import importlib
 import sys
 from typing import Sequence
 
-SUBCOMMANDS: list[str] = ["leaderboard", "metrics", "curate", "metaeval", "importing"]
+SUBCOMMANDS: list[str] = ["leaderboard", "metrics", "curate", "metaeval", "importing", "tournament"]
 
 
 def build_parser() -> argparse.ArgumentParser:

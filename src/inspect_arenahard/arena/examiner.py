@@ -1,0 +1,167 @@
+"""The examiner (``autoarena_questions``): an LLM drafts battle questions for each domain.
+
+One sample per domain sends the paper's examiner prompt (Zhao et al. 2024, Appendix A.1.1); the
+prompt never mentions the arena, so the examiner is not told it will compete. The scorer parses
+the numbered list and removes repeats; :func:`questions_from_log` removes repeats across
+samples and epochs and numbers the questions ``<domain>-001`` …, the rows
+``autoarena_battle -T questions=`` reads (it also reads the log itself).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState, generate
+
+from inspect_arenahard.arena.domains import Domain, domains, parse_domains
+from inspect_arenahard.arena.questions import Question
+from inspect_arenahard.templates import template
+
+SCORER = "examiner_questions"
+
+_PAREN = re.compile(r"^[ \t]*\(\s*\d+\s*\)[ \t]*[.:]?[ \t]*", re.M)
+_PLAIN = re.compile(r"^[ \t]*\d+[ \t]*[.)][ \t]*", re.M)
+
+
+@dataclass(frozen=True)
+class ParsedList:
+    """Questions found in one examiner reply, in order, without repeats."""
+
+    questions: list[str]
+    duplicates: int
+    preamble: str
+    """Text before the first numbered item (ignored, reported)."""
+
+
+def normalized(text: str) -> str:
+    """Key under which two questions count as the same: case and spacing ignored."""
+    return " ".join(text.casefold().split())
+
+
+def parse_numbered_list(text: str) -> ParsedList:
+    """Items numbered ``(1).`` as the prompt asks, or ``1.``/``1)`` when no item uses parentheses.
+
+    An item runs to the next marker, so multi-line items (extraction contexts) stay whole.
+    """
+    marker = _PAREN if _PAREN.search(text) else _PLAIN
+    starts = list(marker.finditer(text))
+    if not starts:
+        return ParsedList([], 0, text.strip())
+    items = [text[m.end() : nxt.start() if nxt else len(text)].strip() for m, nxt in zip(starts, [*starts[1:], None])]
+    unique, seen = [], set()
+    for item in filter(None, items):
+        key = normalized(item)
+        if key not in seen:
+            seen.add(key)
+            unique.append(item)
+    return ParsedList(unique, len([i for i in items if i]) - len(unique), text[: starts[0].start()].strip())
+
+
+def examiner_prompt(dom: Domain, number: int) -> str:
+    return template("autoarena_examiner").format(
+        number=number, domain=dom.name, domain_command=dom.command, domain_example=dom.example
+    )
+
+
+@scorer(metrics=[mean(), stderr()])
+def examiner_questions() -> Scorer:
+    """Value: questions parsed from the reply (after removing repeats); metadata holds them."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        parsed = parse_numbered_list(state.output.completion)
+        requested = int(state.metadata["requested"])
+        metadata = {
+            "domain": state.metadata["domain"],
+            "requested": requested,
+            "questions": parsed.questions,
+            "duplicates": parsed.duplicates,
+            "preamble": parsed.preamble,
+        }
+        return Score(value=len(parsed.questions), answer=f"{len(parsed.questions)}/{requested}", metadata=metadata)
+
+    return score
+
+
+@task
+def autoarena_questions(domains: str | list[str] = "all", per_domain: int = 5) -> Task:
+    """Auto-Arena examiner: ``per_domain`` questions for each domain from the ``--model``.
+
+    Args:
+        domains: ``all`` or comma-separated keys/names (writing, roleplay, extraction,
+            reasoning, math, coding, stem, humanities).
+        per_domain: Questions asked for per domain ([NUMBER] in the prompt); use ``--epochs``
+            for more drafts (repeats across drafts are removed on export).
+    """
+    if per_domain < 1:
+        raise ValueError(f"per_domain must be at least 1, got {per_domain}")
+    samples = [
+        Sample(id=d.key, input=examiner_prompt(d, per_domain), metadata={"domain": d.key, "requested": per_domain})
+        for d in parse_domains(domains)
+    ]
+    return Task(dataset=MemoryDataset(samples, name="autoarena-questions"), solver=generate(), scorer=examiner_questions())
+
+
+@dataclass
+class ExaminerQuestions:
+    """Questions of one examiner log, numbered per domain, and what was left out or missing."""
+
+    questions: list[Question] = field(default_factory=list)
+    duplicates: Counter[str] = field(default_factory=Counter)
+    """Repeats removed per domain (within and across replies)."""
+    requested: Counter[str] = field(default_factory=Counter)
+    unscored: list[str] = field(default_factory=list)
+    """Samples (``domain#epoch``) with no parsed reply: errors or missing scores."""
+
+    def notes(self) -> list[str]:
+        got = Counter(q.domain for q in self.questions)
+        lines = [f"{d}: {got[d]} questions ({self.duplicates[d]} repeats removed)" for d in domains() if d in self.requested]
+        lines += [f"{d}: fewer questions than requested ({got[d]} < {self.requested[d]})" for d in domains() if got[d] < self.requested[d]]
+        lines += [f"sample {s}: no reply parsed (error or unscored)" for s in self.unscored]
+        return lines
+
+
+def questions_from_log(path: str | Path) -> ExaminerQuestions:
+    """Every question in an ``autoarena_questions`` log, repeats removed, ids ``<domain>-NNN``."""
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(path))
+    if log.eval.task.split("/")[-1] != "autoarena_questions":
+        raise ValueError(f"{path}: not an autoarena_questions log (task {log.eval.task})")
+    result = ExaminerQuestions()
+    by_domain: dict[str, list[str]] = {}
+    seen: set[tuple[str, str]] = set()
+    for sample in log.samples or []:
+        score = _score(sample.scores)
+        if score is None or score.metadata is None:
+            result.unscored.append(f"{sample.id}#{sample.epoch}")
+            continue
+        meta: dict[str, Any] = score.metadata
+        key = str(meta["domain"])
+        result.requested[key] += int(meta["requested"])
+        result.duplicates[key] += int(meta["duplicates"])
+        for text in meta["questions"]:
+            if (key, normalized(text)) in seen:
+                result.duplicates[key] += 1
+                continue
+            seen.add((key, normalized(text)))
+            by_domain.setdefault(key, []).append(text)
+    for key in domains():
+        result.questions += [Question(f"{key}-{i:03d}", text, key) for i, text in enumerate(by_domain.get(key, []), 1)]
+    if not result.questions:
+        raise ValueError(f"{path}: no questions parsed from the examiner's replies")
+    return result
+
+
+def _score(scores: dict[str, Any] | None) -> Any:
+    for name, score in (scores or {}).items():
+        if name.split("/")[-1] == SCORER:
+            return score
+    return None
+
