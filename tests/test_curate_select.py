@@ -119,7 +119,9 @@ def curated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Work, Path]:
         return f"Reasoning.\nCriteria Satisfied: {list(range(1, _quality(text) + 1))}"
 
     logs = root / "logs"
-    [log] = eval(arenahard_annotate(pool=str(work.prompts)), model=scripted_model("gpt-4o-mini", annotator), log_dir=str(logs), display="none")
+    with pytest.MonkeyPatch.context() as mp:  # module fixtures run before the per-test cache isolation
+        mp.setenv("INSPECT_CACHE_DIR", str(root / "inspect-cache"))
+        [log] = eval(arenahard_annotate(pool=str(work.prompts)), model=scripted_model("gpt-4o-mini", annotator), log_dir=str(logs), display="none")
     assert log.status == "success"
     return work, logs
 
