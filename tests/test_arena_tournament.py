@@ -139,12 +139,16 @@ def test_report_correlates_with_chatbot_arena_and_counts_agreement(finished, tmp
 def test_leaderboard_cli_ranks_tournament_logs(finished, capsys) -> None:  # type: ignore[no-untyped-def]
     tournament, _ = finished
     logs = str(tournament.folder / "logs")
-    assert cli(["leaderboard", logs, "--method", "bt"]) == 2  # several opponents: the anchor must be named
-    assert "--baseline" in capsys.readouterr().err
+    # the command as written: model-vs-model battles are anchored at the most-played model
+    assert cli(["leaderboard", logs, "--method", "bt", "--rounds", "10"]) == 0
+    auto = capsys.readouterr().out.split("\n\n")[0]
+    auto_rows = [line.split()[1] for line in auto.splitlines() if line[:4].strip().isdigit()]
+    assert sorted(auto_rows) == sorted(mock(m) for m in TRUTH) and "(baseline)" in auto
     assert cli(["leaderboard", logs, "--method", "bt", "--baseline", mock("gpt-4-0314"), "--rounds", "10"]) == 0
     out = capsys.readouterr().out.split("\n\n")[0]
     rows = [line.split()[1] for line in out.splitlines() if line[:4].strip().isdigit()]
     assert sorted(rows) == sorted(mock(m) for m in TRUTH)
+    assert rows == auto_rows  # the anchor shifts the scale, not the order
 
 
 def test_resume_after_a_crash_mid_round(tmp_path: Path) -> None:

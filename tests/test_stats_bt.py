@@ -218,3 +218,20 @@ def test_games_become_battles_with_positions_weights_and_exclusions() -> None:
         from_games([game(1, "C", "A>B")])
     with pytest.raises(ValueError, match=r"game record 0 .*unknown verdict label"):
         from_games([game(1, "A", "A>>>B")])
+
+
+def test_baseline_resolution_star_designs_versus_tournaments() -> None:
+    """Several named baselines: an error for star designs (v2.0 categories), the most-played
+    player for model-vs-model tournaments where every baseline is also an evaluated model."""
+    from inspect_arenahard.stats.battles import from_games
+    from inspect_arenahard.stats.leaderboard import resolve_baseline
+
+    def game(model: str, baseline: str, label: str = "A>B") -> dict:
+        return {"question_id": "q", "model": model, "baseline": baseline, "model_position": "A", "label": label, "parsed": True}
+
+    star = from_games([game("m1", "o3-mini"), game("m2", "gemini"), game("m1", "gemini")])
+    with pytest.raises(ValueError, match="several baselines"):
+        resolve_baseline(star)
+    tournament = from_games([game("x", "y"), game("y", "z"), game("z", "x"), game("x", "z"), game("w", "x")])
+    assert resolve_baseline(tournament) == "x"  # x plays 4 battles, the others fewer
+    assert resolve_baseline(tournament, "z") == "z"

@@ -71,13 +71,20 @@ class Leaderboard:
 
 
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
-    """The baseline: ``requested``, else the one the judge records name, else the model in every battle."""
+    """The baseline: ``requested``, else the one the judge records name, else the model in every
+    battle. Model-vs-model battles, where the named baselines are also evaluated players (Auto-Arena
+    tournaments), are anchored at the most-played model (ties: first by name)."""
     in_rows = set(battles.a.tolist()) | set(battles.b.tolist())
     if requested is not None:
         if requested not in battles.models or battles.models.index(requested) not in in_rows:
             raise ValueError(f"baseline {requested!r} has no battles here; models: {', '.join(battles.models[i] for i in sorted(in_rows))}")
         return requested
     named = sorted({v for v in battles.baseline.tolist() if v is not None})
+    if len(named) > 1 and set(named) & _evaluated(battles):
+        # model-vs-model battles (a tournament): every player is someone's "baseline"; anchor the
+        # scale at the most-played model so its win-rates are the best determined
+        played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
+        return min(named, key=lambda m: (-played[battles.models.index(m)], m))
     if len(named) > 1:
         raise ValueError(f"the battles use several baselines ({', '.join(named)}); choose one with --baseline")
     if named:
@@ -86,6 +93,12 @@ def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
     if len(everywhere) == 1:
         return everywhere[0]
     raise ValueError("cannot tell which model is the baseline; name it with --baseline")
+
+
+def _evaluated(battles: Battles) -> set[str]:
+    """Models that appear as the evaluated side (not the row's named baseline) of some battle."""
+    sides = np.where(np.array([battles.models[i] for i in battles.a], dtype=object) == battles.baseline, battles.b, battles.a)
+    return {battles.models[i] for i in np.unique(sides)}
 
 
 def leaderboard(
