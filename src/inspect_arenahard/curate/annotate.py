@@ -32,7 +32,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from inspect_arenahard.curate.cache import file_digest
-from inspect_arenahard.curate.ingest import FieldMap, IngestOptions, normalise, open_source
 from inspect_arenahard.templates import template
 
 CRITERIA: tuple[str, ...] = (
@@ -91,6 +90,8 @@ def flags(criteria: list[int]) -> dict[str, bool]:
 
 def load_pool(path: str | Path, sample: int | None = None, seed: int = 0) -> list[Sample]:
     """Samples (id, prompt = first user turn) from any file ``curate ingest`` reads; ids kept as-is."""
+    from inspect_arenahard.curate.ingest import FieldMap, IngestOptions, normalise, open_source  # pyarrow: load lazily
+
     source = str(path)
     if not Path(source).is_file():
         raise FileNotFoundError(f"prompt pool not found: {source}")
