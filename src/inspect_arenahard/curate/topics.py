@@ -48,16 +48,16 @@ def cluster_keywords(prompts: list[str], labels: np.ndarray, top_n: int = 8) -> 
     indicator = sp.csr_matrix(
         (np.ones(member.sum()), (rows[member], np.flatnonzero(member))), shape=(len(clusters), len(prompts))
     )
-    per_cluster = (indicator @ counts).toarray().astype(np.float64)
-    words_per_cluster = per_cluster.sum(axis=1, keepdims=True)
-    tf = per_cluster / np.maximum(words_per_cluster, 1)
-    idf = np.log1p(words_per_cluster.mean() / np.maximum(per_cluster.sum(axis=0), 1))
-    scores = tf * idf
+    per_cluster = (indicator @ counts).tocsr().astype(np.float64)  # sparse: thousands of clusters × vocabulary
+    words_per_cluster = np.asarray(per_cluster.sum(axis=1)).ravel()
+    idf = np.log1p(words_per_cluster.mean() / np.maximum(np.asarray(per_cluster.sum(axis=0)).ravel(), 1))
+    scores = (sp.diags(1 / np.maximum(words_per_cluster, 1)) @ per_cluster).multiply(idf).tocsr()
     vocabulary = vectorizer.get_feature_names_out()
     out = {}
     for c, i in position.items():
-        best = np.argsort(-scores[i], kind="stable")[:top_n]
-        out[c] = [str(vocabulary[j]) for j in best if scores[i, j] > 0]
+        row = scores.getrow(i)
+        best = row.indices[np.lexsort((row.indices, -row.data))][:top_n]  # by score, ties by term order
+        out[c] = [str(vocabulary[j]) for j in best]
     return out
 
 
