@@ -99,3 +99,38 @@ def test_bad_input_names_file_line_and_field(tmp_path: Path) -> None:
         arenahard(version="v3")
     with pytest.raises(ValueError, match="version=custom needs"):
         arenahard(version="custom")
+
+
+def test_hub_release_download_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without data_dir the release comes from the hub: the revision from scorers/configs/hub.yaml
+    (or ARENAHARD_HUB_REVISION) and only the files the run needs (hub faked offline)."""
+    import shutil
+
+    import huggingface_hub
+
+    calls: list[dict] = []
+
+    def fake_snapshot_download(**kwargs):  # type: ignore[no-untyped-def]
+        calls.append(kwargs)
+        root = tmp_path / "snapshot"
+        target = root / "data" / "arena-hard-v0.1"
+        (target / "model_answer").mkdir(parents=True, exist_ok=True)
+        shutil.copy(shared("arena-hard-v0.1", "question.jsonl"), target / "question.jsonl")
+        shutil.copy(shared("arena-hard-v0.1", "model_answer", "gpt-4-0314.jsonl"), target / "model_answer")
+        return str(root)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
+    monkeypatch.setenv("ARENAHARD_HUB_REVISION", "abc123")
+    task = arenahard(version="v0.1")
+    assert len(task.dataset) == 500
+    [call] = calls
+    assert call["repo_id"] == "lmarena-ai/arena-hard-auto" and call["repo_type"] == "dataset"
+    assert call["revision"] == "abc123"
+    assert call["allow_patterns"] == ["data/arena-hard-v0.1/question.jsonl", "data/arena-hard-v0.1/model_answer/gpt-4-0314.jsonl"]
+
+    def offline(**kwargs):  # type: ignore[no-untyped-def]
+        raise OSError("no network")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", offline)
+    with pytest.raises(RuntimeError, match="Pass -T data_dir=<folder> to use a local copy"):
+        arenahard(version="v0.1")
