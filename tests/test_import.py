@@ -85,3 +85,27 @@ def test_bad_judgment_file_names_the_line(tmp_path: Path) -> None:
         from inspect_arenahard.importer import import_judgments
 
         import_judgments(data, "j", tmp_path / "out")
+
+
+def test_2025_judgment_schema(tmp_path: Path) -> None:
+    """Records keyed by ``uid`` with ``judgment: {answer}`` and ``prompt`` messages import the same way."""
+    data = tmp_path / "data"
+    (data / "model_judgment" / "j").mkdir(parents=True)
+    (data / "model_answer").mkdir()
+    (data / "question.jsonl").write_bytes(shared("arena-hard-v0.1-newformat", "question.jsonl").read_bytes())
+    legacy = [json.loads(line) for line in (V01 / "model_judgment" / "gpt-4o" / "gpt-4o-mini.jsonl").read_text(encoding="utf-8").splitlines()]
+    modern = [
+        {
+            "uid": r["question_id"], "model": r["model"], "judge": r["judge"], "baseline": "gpt-4-0314",
+            "games": [{"score": g["score"], "judgment": {"answer": g["judgment"]},
+                       "prompt": [{"role": "system", "content": "..."}, {"role": "user", "content": g["user_prompt"]}]}
+                      for g in r["games"]],
+        }
+        for r in legacy
+    ]  # fmt: skip
+    (data / "model_judgment" / "j" / "gpt-4o-mini.jsonl").write_text("\n".join(map(json.dumps, modern)), encoding="utf-8")
+    assert main(["import", "arena-hard-auto", str(data), "--judge", "j", "--out", str(tmp_path / "out")]) == 0
+    games = read_games([tmp_path / "out"]).games
+    row = next(r for r in leaderboard(from_games(games), baseline="gpt-4-0314", rounds=5, seed=1).rows if r.model == "gpt-4o-mini")
+    assert row.score == pytest.approx(published_v01_score(V01 / "model_judgment" / "gpt-4o" / "gpt-4o-mini.jsonl")[0], abs=1e-9)
+    assert all(g["style"]["model"]["token_len"] > 0 for g in games)  # answers recovered from the prompt messages

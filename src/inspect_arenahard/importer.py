@@ -98,11 +98,13 @@ def _log_for(
     unparsed = 0
     for lineno, record in read_jsonl(path):
         where = f"{path}:{lineno}"
-        for key in ("question_id", "model", "judge", "games"):
+        for key in ("model", "judge", "games"):
             if key not in record:
                 raise ValueError(f"{where}: missing field '{key}'")
+        if "question_id" not in record and "uid" not in record:
+            raise ValueError(f"{where}: missing field 'question_id' or 'uid'")
         model, judge_name = record["model"], record["judge"]
-        qid = str(record["question_id"])
+        qid = str(record.get("question_id", record.get("uid")))
         if qid not in questions:
             raise ValueError(f"{where}: question_id {qid!r} is not in question.jsonl")
         if len(record["games"]) != 2:
@@ -114,7 +116,7 @@ def _log_for(
             if raw and label is None:
                 raise ValueError(f"{where}: games[{number - 1}].score {raw!r} is not a verdict label")
             unparsed += label is None
-            games.append(Game(judge_name, number, "B" if number == 1 else "A", label, label is not None, 1, game.get("judgment", "")))
+            games.append(Game(judge_name, number, "B" if number == 1 else "A", label, label is not None, 1, _text(game.get("judgment"))))
         model_answers = _match_answers(model, answers)
         samples.append(
             _sample(qid, questions[qid].prompt, questions[qid].category, model, baseline, games, model_answers, baseline_answers, record, strong_weight, encoding)
@@ -176,10 +178,25 @@ def _answer_and_style(
     answer = stored.get(qid) if stored else None
     if answer is not None:
         return answer.text, answer.style or style_features(answer.text, encoding)
-    found = _ANSWER_IN[position].search(record["games"][0].get("user_prompt", ""))
+    found = _ANSWER_IN[position].search(_judge_prompt(record["games"][0]))
     if found is None:
         return None, None
     return found.group(1), style_features(found.group(1), encoding)
+
+
+def _text(value: Any) -> str:
+    """Judge output as text: a string (legacy schema) or ``{"answer": ...}`` (2025 schema)."""
+    if isinstance(value, dict):
+        value = value.get("answer")
+    return value if isinstance(value, str) else ""
+
+
+def _judge_prompt(game: dict[str, Any]) -> str:
+    """The judge's user turn: ``user_prompt`` (legacy) or the last user message of ``prompt`` (2025)."""
+    if isinstance(game.get("user_prompt"), str):
+        return str(game["user_prompt"])
+    users = [m.get("content") for m in game.get("prompt") or [] if isinstance(m, dict) and m.get("role") == "user"]
+    return _text(users[-1]) if users else ""
 
 
 def _eval_log(path: Path, model: str, judge: str, baseline: str, samples: list[EvalSample]) -> EvalLog:
