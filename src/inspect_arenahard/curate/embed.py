@@ -125,7 +125,7 @@ class OpenAIEmbedder:
 
 
 def get_embedder(spec: str, batch_size: int | None = None, max_seq_length: int | None = None) -> Embedder:
-    """``minilm`` (offline default) or ``openai`` / ``openai:<model>``."""
+    """``minilm`` (offline default) or ``openai`` / ``openai:<model>``; ``max_seq_length`` 0/None = the model's limit."""
     kind, _, model = spec.partition(":")
     if kind == "minilm":
         return MiniLMEmbedder(batch_size=batch_size or 64, max_seq_length=max_seq_length)
