@@ -259,21 +259,14 @@ def test_bare_task_names_resolve() -> None:
 
 
 def test_bare_battle_task_runs_from_any_directory(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    from inspect_ai.log import list_eval_logs, read_eval_log
+    from conftest import inspect_eval_cli
 
     questions = write_questions(tmp_path, QUESTIONS[:1])
-    cmd = [
-        sys.executable, "-m", "inspect_ai", "eval", "autoarena_battle", "-T", f"questions={questions}",
+    args = [
+        "autoarena_battle", "-T", f"questions={questions}",
         "--model", "mockllm/x", "--model-role", "opponent=mockllm/y", "--model-role", "committee=mockllm/j1,mockllm/j2",
-        "--log-dir", str(tmp_path / "logs"), "--display", "plain",
     ]  # fmt: skip
-    result = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    [info] = list_eval_logs(str(tmp_path / "logs"))
-    log = read_eval_log(info.name)
+    log = inspect_eval_cli(args, cwd=tmp_path, log_dir=tmp_path / "logs")
     assert log.status == "success" and log.eval.model_roles["committee"][0].model == "mockllm/j1"  # type: ignore[index]
     [sample] = log.samples or []
     # mockllm's default reply has no [A]/[B]/[Tie]: the battle is unscored, not a tie

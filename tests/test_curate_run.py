@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from inspect_ai.log import list_eval_logs, read_eval_log
 
-from conftest import shared
+from conftest import inspect_eval_cli, shared
 from inspect_arenahard.cli import main
 from inspect_arenahard.curate.config import run
 
@@ -73,10 +70,6 @@ def test_task_file_runs_with_inspect(tmp_path: Path) -> None:
     pool = tmp_path / "pool.jsonl"
     pool.write_text(json.dumps({"id": "p1", "prompt": "Prove that there are infinitely many primes."}) + "\n", encoding="utf-8")
     repo = Path(__file__).resolve().parents[1]  # Inspect wants a relative task file path
-    cmd = [sys.executable, "-m", "inspect_ai", "eval", "tasks/arenahard_annotate.py", "-T", f"pool={pool}", "-T", "sample=1",
-           "--model", "mockllm/model", "--log-dir", str(tmp_path / "logs"), "--display", "plain"]  # fmt: skip
-    result = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    [info] = list_eval_logs(str(tmp_path / "logs"))
-    log = read_eval_log(info.name)
+    args = ["tasks/arenahard_annotate.py", "-T", f"pool={pool}", "-T", "sample=1", "--model", "mockllm/model"]
+    log = inspect_eval_cli(args, cwd=repo, log_dir=tmp_path / "logs")
     assert log.status == "success" and log.results.scores[0].unscored_samples == 1  # type: ignore[union-attr]

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from inspect_ai import eval
-from inspect_ai.log import list_eval_logs, read_eval_log
 
-from conftest import shared
+from conftest import inspect_eval_cli, shared
 from inspect_arenahard.curate.annotate import arenahard_annotate
 from inspect_arenahard.curate.report import cost_estimate, price_for, report
 from inspect_arenahard.curate.selection import SelectOptions, choose, cluster_table, select
@@ -169,15 +166,11 @@ def test_exported_file_runs_as_arenahard(curated: tuple[Work, Path], tmp_path: P
     work, logs = curated
     select(work, [logs], SelectOptions(min_score=2, min_cluster_mean=1.5, clusters=3, per_cluster=1, seed=1))
     ids = [json.loads(line)["id"] for line in work.benchmark.read_text(encoding="utf-8").splitlines()]
-    cmd = [
-        sys.executable, "-m", "inspect_ai", "eval", "arenahard", "-T", f"dataset={work.benchmark}", "-T", "version=custom",
+    args = [
+        "arenahard", "-T", f"dataset={work.benchmark}", "-T", "version=custom",
         "--model", "mockllm/model", "--model-role", "baseline=mockllm/model", "--model-role", "judge=mockllm/model",
-        "--log-dir", str(tmp_path / "logs"), "--display", "plain",
     ]  # fmt: skip
-    result = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    [info] = list_eval_logs(str(tmp_path / "logs"))
-    log = read_eval_log(info.name)
+    log = inspect_eval_cli(args, cwd=tmp_path, log_dir=tmp_path / "logs")
     assert log.status == "success" and sorted(s.id for s in log.samples or []) == sorted(ids)
     assert all(s.metadata["category"] == "hard_prompt" and isinstance(s.metadata["cluster"], int) for s in log.samples or [])
 

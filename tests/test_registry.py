@@ -8,29 +8,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import list_eval_logs, read_eval_log
 
-from conftest import shared
+from conftest import inspect_eval_cli, shared
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _inspect_eval(task_name: str, cwd: Path) -> Path:
-    cmd = [
-        sys.executable, "-m", "inspect_ai", "eval", task_name,
-        "--model", "mockllm/model", "--model-role", "judge=mockllm/model",
-        "-T", f"data_dir={shared('arena-hard-v0.1')}", "--limit", "1",
-        "--log-dir", str(cwd / "logs"), "--display", "plain",
-    ]  # fmt: skip
-    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    [info] = list_eval_logs(str(cwd / "logs"))
-    return Path(info.name.removeprefix("file://"))
-
-
 @pytest.mark.parametrize("task_name", ["arenahard", "inspect_arenahard/arenahard"])
 def test_task_name_resolves_from_any_directory(task_name: str, tmp_path: Path) -> None:
-    log = read_eval_log(str(_inspect_eval(task_name, tmp_path)))
+    args = [task_name, "--model", "mockllm/model", "--model-role", "judge=mockllm/model",
+            "-T", f"data_dir={shared('arena-hard-v0.1')}", "--limit", "1"]  # fmt: skip
+    log = inspect_eval_cli(args, cwd=tmp_path, log_dir=tmp_path / "logs")
     assert log.status == "success"
     assert log.eval.task_args["data_dir"] == str(shared("arena-hard-v0.1"))
     [sample] = log.samples or []

@@ -6,17 +6,15 @@ from __future__ import annotations
 import csv
 import json
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval
-from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
-from conftest import shared
+from conftest import inspect_eval_cli, shared
 from inspect_arenahard.cli import main
 from inspect_arenahard.scaleeval.debate import parse_number
 from inspect_arenahard.scaleeval.report import agreement_rows, by_scenario, overall, summary
@@ -265,16 +263,11 @@ def test_agreement_tables_match_a_hand_computation() -> None:
 
 
 def test_bare_scaleeval_resolves_from_any_directory(tmp_path: Path) -> None:
-    cmd = [
-        sys.executable, "-m", "inspect_ai", "eval", "scaleeval",
-        "-T", f"data={shared('meta_eval', 'llmbar', 'LLMBar_Natural.json')}",
+    args = [
+        "scaleeval", "-T", f"data={shared('meta_eval', 'llmbar', 'LLMBar_Natural.json')}",
         "--model-role", "debaters=mockllm/model,mockllm/model", "--limit", "1",
-        "--log-dir", str(tmp_path / "logs"), "--display", "plain",
     ]  # fmt: skip
-    result = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    [info] = list_eval_logs(str(tmp_path / "logs"))
-    log = read_eval_log(info.name.removeprefix("file://"))
+    log = inspect_eval_cli(args, cwd=tmp_path, log_dir=tmp_path / "logs")
     assert log.status == "success" and log.eval.task.split("/")[-1] == "scaleeval"
     [sample] = log.samples or []
     record = sample.scores["scaleeval_debate"].metadata

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from inspect_ai.log import list_eval_logs, read_eval_log
 
-from conftest import shared
+from conftest import inspect_eval_cli, shared
 
 
 def smollm2_gguf() -> Path:
@@ -63,15 +62,10 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.mark.slow
 def test_smollm2_as_model_and_judge_ends_with_a_valid_log(llama_server: str, tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "inspect_ai", "eval", "arenahard",
-           "--model", "llama-cpp-python/smollm2", "--model-role", "judge=llama-cpp-python/smollm2",
-           "-T", f"data_dir={shared('arena-hard-v0.1')}", "-T", "judge_max_tokens=256", "--max-tokens", "256",
-           "--limit", "2", "--log-dir", str(tmp_path), "--display", "plain"]  # fmt: skip
+    args = ["arenahard", "--model", "llama-cpp-python/smollm2", "--model-role", "judge=llama-cpp-python/smollm2",
+            "-T", f"data_dir={shared('arena-hard-v0.1')}", "-T", "judge_max_tokens=256", "--max-tokens", "256", "--limit", "2"]  # fmt: skip
     env = {**os.environ, "LLAMA_CPP_PYTHON_BASE_URL": llama_server}
-    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    [info] = list_eval_logs(str(tmp_path))
-    log = read_eval_log(info.name)
+    log = inspect_eval_cli(args, cwd=tmp_path, log_dir=tmp_path / "logs", env=env, timeout=900)
     assert log.status == "success"
     assert len(log.samples or []) == 2
     for sample in log.samples or []:
