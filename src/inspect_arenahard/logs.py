@@ -186,14 +186,14 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
     for path, header in selected:
         run = _run(path, header)
         for summary in raw_summaries(path):
-            score = _judge_score(summary.get("scores"))
+            score = find_score(summary.get("scores"), *GAME_SCORERS)
             if score is None or not score.get("metadata"):
                 run.failed_samples += 1
                 continue
             metadata = score["metadata"]
             if any(isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED) for k in ("games", "style")):
                 full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
-                metadata = getattr(_judge_score(full.scores), "metadata", None) or {}
+                metadata = getattr(find_score(full.scores, *GAME_SCORERS), "metadata", None) or {}
             games = list(_games(summary["id"], summary["epoch"], header, metadata))
             run.samples += 1
             run.games += len(games)
@@ -223,9 +223,10 @@ def raw_summaries(path: str) -> list[dict[str, Any]]:
     return [s.model_dump() for s in read_eval_log_sample_summaries(path)]
 
 
-def _judge_score(scores: dict[str, Any] | None) -> dict[str, Any] | None:
+def find_score(scores: dict[str, Any] | None, *names: str) -> Any:
+    """The score of the first scorer called one of ``names``, with or without its package prefix."""
     for name, score in (scores or {}).items():
-        if name.split("/")[-1] in GAME_SCORERS:
+        if name.split("/")[-1] in names:
             return score
     return None
 

@@ -22,6 +22,7 @@ from inspect_ai.solver import TaskState, generate
 
 from inspect_arenahard.arena.domains import Domain, domains, parse_domains
 from inspect_arenahard.arena.questions import Question
+from inspect_arenahard.logs import find_score
 from inspect_arenahard.templates import template
 
 SCORER = "examiner_questions"
@@ -138,7 +139,7 @@ def questions_from_log(path: str | Path) -> ExaminerQuestions:
     by_domain: dict[str, list[str]] = {}
     seen: set[tuple[str, str]] = set()
     for sample in log.samples or []:
-        score = _score(sample.scores)
+        score = find_score(sample.scores, SCORER)
         if score is None or score.metadata is None:
             result.unscored.append(f"{sample.id}#{sample.epoch}")
             continue
@@ -158,10 +159,4 @@ def questions_from_log(path: str | Path) -> ExaminerQuestions:
         raise ValueError(f"{path}: no questions parsed from the examiner's replies")
     return result
 
-
-def _score(scores: dict[str, Any] | None) -> Any:
-    for name, score in (scores or {}).items():
-        if name.split("/")[-1] == SCORER:
-            return score
-    return None
 

@@ -67,16 +67,16 @@ def battle_metadata(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     """Score metadata of every battle sample in ``paths`` (empty dict for an unscored one)."""
     from inspect_ai.log import read_eval_log_sample
 
-    from inspect_arenahard.logs import THINNED, raw_summaries
+    from inspect_arenahard.logs import THINNED, find_score, raw_summaries
 
     found = []
     for path in map(str, paths):
         for summary in raw_summaries(path):
-            score = next((s for n, s in (summary.get("scores") or {}).items() if n.split("/")[-1] == BATTLE_SCORER), None)
+            score = find_score(summary.get("scores"), BATTLE_SCORER)
             metadata = (score or {}).get("metadata") or {}
             if any(isinstance(v, str) and v.startswith(THINNED) for v in metadata.values()):
                 full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
-                metadata = next(s.metadata or {} for n, s in (full.scores or {}).items() if n.split("/")[-1] == BATTLE_SCORER)
+                metadata = getattr(find_score(full.scores, BATTLE_SCORER), "metadata", None) or {}
             found.append(metadata)
     return found
 

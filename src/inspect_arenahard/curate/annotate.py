@@ -26,7 +26,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model, model_roles
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, model_roles
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect

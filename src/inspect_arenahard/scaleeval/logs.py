@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from inspect_ai.log import read_eval_log
 
-from inspect_arenahard.logs import log_files
+from inspect_arenahard.logs import find_score, log_files
 
 TASK = "scaleeval"
 SCORER = "scaleeval_debate"
@@ -33,12 +33,6 @@ class RecordSet:
         return lines
 
 
-def _score(scores: dict[str, Any] | None) -> Any:
-    for name, score in (scores or {}).items():
-        if name.split("/")[-1] == SCORER:
-            return score
-    return None
-
 
 def read_records(paths: Sequence[str | Path]) -> RecordSet:
     """Every item record in the ``scaleeval`` logs under ``paths``."""
@@ -51,7 +45,7 @@ def read_records(paths: Sequence[str | Path]) -> RecordSet:
         log = read_eval_log(path)
         missing = 0
         for sample in log.samples or []:
-            score = _score(sample.scores)
+            score = find_score(sample.scores, SCORER)
             if score is None or not score.metadata:
                 missing += 1
                 continue
