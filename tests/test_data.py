@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -120,11 +121,17 @@ def test_hub_release_download_path(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         return str(root)
 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
-    monkeypatch.setenv("ARENAHARD_HUB_REVISION", "abc123")
+    monkeypatch.delenv("ARENAHARD_HUB_REVISION", raising=False)
     task = arenahard(version="v0.1")
     assert len(task.dataset) == 500
     [call] = calls
     assert call["repo_id"] == "lmarena-ai/arena-hard-auto" and call["repo_type"] == "dataset"
+    # pinned to a full commit hash, never a moving branch
+    assert re.fullmatch(r"[0-9a-f]{40}", call["revision"]), call["revision"]
+    monkeypatch.setenv("ARENAHARD_HUB_REVISION", "abc123")
+    calls.clear()
+    arenahard(version="v0.1")
+    [call] = calls
     assert call["revision"] == "abc123"
     assert call["allow_patterns"] == ["data/arena-hard-v0.1/question.jsonl", "data/arena-hard-v0.1/model_answer/gpt-4-0314.jsonl"]
 
