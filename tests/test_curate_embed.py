@@ -8,8 +8,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from conftest import shared
 from inspect_arenahard.curate import embed as embed_module
 from inspect_arenahard.curate.embed import EmbeddingCache, MiniLMEmbedder, OpenAIEmbedder, embed_texts, get_embedder, minilm_path
+from inspect_arenahard.data import load_questions
 
 
 def test_minilm_offline_vectors() -> None:
@@ -19,6 +21,23 @@ def test_minilm_offline_vectors() -> None:
     assert vectors.dtype == np.float32 and vectors.shape == (3, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
     assert vectors[0] @ vectors[1] > 0.7 > 0.2 > vectors[0] @ vectors[2]
+
+
+def test_bfloat16_vectors_match_float32() -> None:
+    """The fast path (bf16 weights, the default on AMX CPUs) gives the same directions as float32
+    on real prompts, long ones truncated at 128 tokens included."""
+    import torch
+
+    prompts = [q.prompt for q in load_questions(shared("arena-hard-v0.1", "question.jsonl"))[:48]]
+    fp32 = MiniLMEmbedder(max_seq_length=128, precision="fp32").embed(prompts)
+    bf16_model = MiniLMEmbedder(max_seq_length=128, precision="bf16")
+    assert next(bf16_model.model.parameters()).dtype == torch.bfloat16
+    bf16 = bf16_model.embed(prompts)
+    assert bf16.dtype == np.float32
+    cosines = (fp32 * bf16).sum(axis=1)
+    assert cosines.min() > 0.999, cosines.min()
+    with pytest.raises(ValueError, match="precision must be"):
+        MiniLMEmbedder(precision="fp16")
 
 
 class FakeEmbeddings:

@@ -63,8 +63,9 @@ def has_amx() -> bool:
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 on CPU via sentence-transformers, fully offline.
 
-    ``precision="auto"`` runs under bfloat16 autocast on CPUs with AMX (cosine ≥ 0.9999 with
-    float32 vectors, several times faster) and in float32 elsewhere; vectors are float32 either way.
+    ``precision="auto"`` casts the weights to bfloat16 on CPUs with AMX (cosine ≥ 0.9998 with
+    float32 vectors, ~3.8× faster; casting once beats autocast, which converts every layer's
+    inputs and weights at each call) and keeps float32 elsewhere; vectors are float32 either way.
     """
 
     name = "all-MiniLM-L6-v2"
@@ -83,11 +84,13 @@ class MiniLMEmbedder:
             self.name = f"{MiniLMEmbedder.name}-max{max_seq_length}"  # a different cache: vectors differ
         self.batch_size = batch_size
         self.bf16 = precision == "bf16" or (precision == "auto" and has_amx())
+        if self.bf16:
+            self.model.to(torch.bfloat16)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         import torch
 
-        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+        with torch.inference_mode():
             vectors = self.model.encode(
                 texts, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=False
             )
