@@ -13,7 +13,6 @@ from conftest import shared
 from inspect_arenahard.cli import main
 from inspect_arenahard.curate.cluster import reassign_outliers
 from inspect_arenahard.curate.topics import OUTLIER, cluster_keywords, topic_names
-from inspect_arenahard.curate.work import Work
 from scripted import scripted_model
 
 CATALOG = shared("prompt_pools", "lmarena_arena_catalog", "explorer_examples_20241215.json")

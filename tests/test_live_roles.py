@@ -33,7 +33,7 @@ def test_live_baseline_role_answers_every_prompt(tmp_path: Path) -> None:
     SEEN.clear()
     baseline = scripted_model("base", lambda m: f"LIVE-BASELINE says {m[-1].text}")
     [log] = eval(
-        f"inspect_arenahard/arenahard",
+        "inspect_arenahard/arenahard",
         task_args={"version": "custom", "dataset": str(_dataset(tmp_path))},
         model=scripted_model("candidate", lambda m: "candidate answer"),
         model_roles={"judge": _judge(), "baseline": baseline},
