@@ -170,6 +170,10 @@ def hub_data_dir(version: str, models: list[str]) -> Path:
 
     Uses the Hugging Face hub at the revision pinned in ``scorers/configs/hub.yaml``
     (``ARENAHARD_HUB_REVISION`` overrides); files are cached by ``huggingface_hub``.
+    The raw JSONL files are fetched with the hub client that ``datasets`` itself uses rather
+    than ``datasets.load_dataset``: the repo is an archive of hundreds of answer and judgment
+    files (loaded by id, ``datasets`` tries to combine them), and reading the fetched files with
+    the loaders used for a local ``data_dir`` keeps one path for both schemas and their errors.
     """
     from huggingface_hub import snapshot_download
 
