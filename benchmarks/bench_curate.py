@@ -76,19 +76,26 @@ def synthetic_pool(base: list[str], n: int, path: Path, seed: int = 0) -> None:
                 f.write(json.dumps({"id": f"s{len(seen)}", "prompt": text}, ensure_ascii=False) + "\n")
 
 
-def embedding_speed(work_dir: Path, embed_max_tokens: int | None, n: int = 4096) -> dict:
-    """MiniLM throughput on ``n`` real prompts: float32 (the slow reference) against bfloat16
-    weights (the default on AMX CPUs), with the cosine between their vectors."""
-    import numpy as np
+def real_prompts(work_dir: Path) -> list[str]:
+    """First user turns of every shared pool, ingested into ``work_dir``."""
     import pandas as pd
 
-    from inspect_arenahard.curate.embed import MiniLMEmbedder
     from inspect_arenahard.curate.ingest import ingest
     from inspect_arenahard.curate.work import Work
 
     work = Work.at(work_dir, create=True)
     ingest([f"{name}={path}" for name, path in SOURCES.items()], work)
-    prompts = pd.read_parquet(work.ingested, columns=["turns"])["turns"].map(lambda t: t[0]).tolist()
+    return pd.read_parquet(work.ingested, columns=["turns"])["turns"].map(lambda t: t[0]).tolist()
+
+
+def embedding_speed(work_dir: Path, embed_max_tokens: int | None, n: int = 4096) -> dict:
+    """MiniLM throughput on ``n`` real prompts: float32 (the slow reference) against bfloat16
+    weights (the default on AMX CPUs), with the cosine between their vectors."""
+    import numpy as np
+
+    from inspect_arenahard.curate.embed import MiniLMEmbedder
+
+    prompts = real_prompts(work_dir)
     prompts = random.Random(0).sample(prompts, min(n, len(prompts)))
     tokens = 128 if embed_max_tokens is None else embed_max_tokens or None
     result: dict = {"scenario": "embedding", "prompts": len(prompts), "embed_max_tokens": tokens}
@@ -117,11 +124,7 @@ def child(scenario: str, work_dir: Path, embed_max_tokens: int | None, size: int
     if scenario == "real20k":
         sources = [f"{name}={path}" for name, path in SOURCES.items()]
     else:
-        base_work = Work.at(work_dir / "base", create=True)
-        ingest([f"{name}={path}" for name, path in SOURCES.items()], base_work)
-        import pandas as pd
-
-        base = pd.read_parquet(base_work.ingested, columns=["turns"])["turns"].map(lambda t: t[0]).tolist()
+        base = real_prompts(work_dir / "base")
         synthetic_pool(base, size, work_dir / "synthetic.jsonl")
         sources = [str(work_dir / "synthetic.jsonl")]
     prepared = time.perf_counter() - start
