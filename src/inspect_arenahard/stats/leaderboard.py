@@ -3,6 +3,15 @@
 Scores are percentages against the baseline (the baseline itself is 50): for ``bt`` the fitted
 win-rate against it, for ``mean`` the model's mean battle score. Rows also carry the battles used
 (``n``), the mean answer length and the games excluded for an unparsed verdict.
+
+By default every choice that changes the numbers follows the official code of the version that
+produced the battles (``official_rules``), so tables compare with published leaderboards:
+
+* unparsed games: the July-2024 v0.1 code drops only the unparsed game (``game``); the 2025 v2.0
+  code drops both games of a judgment when either is unparsed (``pair``), so every judgment that
+  counts has been seen once in each position and position bias cannot tilt the score;
+* style anchor: the official code reports style-controlled scores at the pool's mean style
+  difference (``official``); ``equal`` reports them at equal style (see ``style_control``).
 """
 
 from __future__ import annotations
@@ -15,17 +24,92 @@ import numpy as np
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, win_rate
-from inspect_arenahard.stats.style_control import style_matrix
+from inspect_arenahard.stats.style_control import ANCHORS, Anchor, anchor_shift, style_matrix
 
 Method = Literal["bt", "mean"]
 METHODS: tuple[str, ...] = ("bt", "mean")
+Unparsed = Literal["game", "pair"]
+UNPARSED_RULES: tuple[str, ...] = ("game", "pair")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How battles become scores; ``official_rules`` gives a version's published choices."""
+
+    method: Method
+    unparsed: Unparsed
+    style_anchor: Anchor
+
+
+OFFICIAL: dict[str | None, Rules] = {
+    "v0.1": Rules("bt", "game", "official"),
+    "v2.0": Rules("mean", "pair", "official"),
+}
+"""Per version, the rules of its official scoring code (v0.1: July 2024; v2.0: 2025). Runs of
+``custom`` data, battle files and logs without a version follow v0.1, whose judge protocol they use."""
+
+
+def official_rules(versions: set[str | None]) -> dict[str, set[str]]:
+    """Each rule's official choices over the versions present (one choice each when they agree)."""
+    chosen = [OFFICIAL.get(v, OFFICIAL["v0.1"]) for v in versions or {None}]
+    return {name: {getattr(r, name) for r in chosen} for name in ("method", "unparsed", "style_anchor")}
+
+
+def resolve_rules(
+    battles: Battles, method: str | None, unparsed: str | None, style_anchor: str | None, style: bool
+) -> Rules:
+    """The rules to apply: each one given, else the official choice of the battles' version.
+
+    Battles from versions whose official rules differ need the choice made explicitly, but only
+    where it changes the numbers (the unparsed rule with unparsed games, the anchor with style
+    control, the method without it).
+    """
+    versions = set(battles.version.tolist()) if battles.version is not None else {None}
+    official = official_rules(versions)
+    needed = {"method": not style, "unparsed": bool(np.any(~battles.parsed)), "style_anchor": style}
+    given = {"method": method, "unparsed": unparsed, "style_anchor": style_anchor}
+    flags = {"method": "--method", "unparsed": "--unparsed", "style_anchor": "--style-anchor"}
+    choices = {"method": METHODS, "unparsed": UNPARSED_RULES, "style_anchor": ANCHORS}
+    resolved = {}
+    for name, value in given.items():
+        if value is None:
+            options = sorted(official[name])
+            if len(options) > 1 and needed[name]:
+                named = ", ".join(sorted(str(v) for v in versions))
+                raise ValueError(
+                    f"the battles come from versions {named}, whose official {name.replace('_', ' ')} rules differ "
+                    f"({' vs '.join(options)}); choose one with {flags[name]}"
+                )
+            value = "bt" if name == "method" and style else options[0]
+        elif value not in choices[name]:
+            raise ValueError(f"unknown {name.replace('_', ' ')} {value!r}; choose from {', '.join(choices[name])}")
+        resolved[name] = value
+    return Rules(**resolved)  # type: ignore[arg-type]
+
+
+def left_out_games(battles: Battles, rule: Unparsed) -> np.ndarray:
+    """Mask of the rows left out: unparsed games, and under ``pair`` every game of a judgment
+    (question, epoch, judge, model pair) with an unparsed game."""
+    unparsed = ~battles.parsed
+    if rule == "game" or not unparsed.any():
+        return unparsed
+    if rule != "pair":
+        raise ValueError(f"unknown unparsed rule {rule!r}; choose from {', '.join(UNPARSED_RULES)}")
+    keys = [np.unique(np.asarray(col).astype(str), return_inverse=True)[1] for col in (battles.question_id, battles.judge)]
+    epoch = np.zeros(len(battles), dtype=np.int64) if battles.epoch is None else battles.epoch
+    low, high = np.minimum(battles.a, battles.b), np.maximum(battles.a, battles.b)
+    _, judgment = np.unique(np.column_stack([*keys, epoch, low, high]), axis=0, return_inverse=True)
+    judgment = judgment.ravel()
+    spoiled = np.bincount(judgment, weights=unparsed, minlength=judgment.max() + 1) > 0
+    return spoiled[judgment]
 
 
 @dataclass(frozen=True)
 class Row:
     """One model's line: ``score``/``lower``/``upper`` in percent against the baseline; ``n`` the
     parsed games it played (a strong verdict counts once here, ``strong_weight`` times in the fit;
-    the baseline's ``n`` is all its games); ``excluded`` its games left out as unparsed."""
+    the baseline's ``n`` is all its games); ``excluded`` its games left out as unparsed (and, under
+    the pair rule, as the partner of an unparsed game)."""
 
     model: str
     score: float
@@ -53,7 +137,8 @@ class Coefficient:
 class Leaderboard:
     """A ranked table (best first). ``unranked`` maps models with no parsed battle to their
     excluded games; ``degenerate`` says pseudo-ties were needed (see ``bt``); ``judges`` are the
-    judges pooled; ``excluded_games`` counts all games left out for an unparsed verdict."""
+    judges pooled; ``excluded_games`` counts all games left out for an unparsed verdict (under the
+    pair rule, with their partners)."""
 
     category: str | None
     baseline: str
@@ -68,6 +153,12 @@ class Leaderboard:
     excluded_games: int = 0
     bootstrap: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     """Per-model bootstrap scores (%), one per round: what quality metrics need beyond the CI."""
+    unparsed_rule: str = "game"
+    """``game`` or ``pair`` (see the module docstring); ``excluded_games`` − ``unparsed_games``
+    are the parsed partners the pair rule also left out."""
+    unparsed_games: int = 0
+    style_anchor: str | None = None
+    """``official`` or ``equal`` for style-controlled tables (``style_control``), else None."""
 
 
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
@@ -104,25 +195,31 @@ def _evaluated(battles: Battles) -> set[str]:
 def leaderboard(
     battles: Battles,
     baseline: str | None = None,
-    method: Method = "bt",
+    method: Method | None = None,
     style: tuple[str, ...] = (),
     rounds: int = 100,
     seed: int | None = None,
     ci: float = 0.95,
     category: str | None = None,
+    unparsed: Unparsed | None = None,
+    style_anchor: Anchor | None = None,
 ) -> Leaderboard:
-    """Rank every model with at least one parsed battle; ``style`` names style-control features."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-    if style and method != "bt":
+    """Rank every model with at least one counted battle; ``style`` names style-control features.
+
+    ``method``, ``unparsed`` and ``style_anchor`` default to the official rules of the battles'
+    version (``resolve_rules``).
+    """
+    rules = resolve_rules(battles, method, unparsed, style_anchor, bool(style))
+    if style and rules.method != "bt":
         raise ValueError("style control applies to the Bradley–Terry method (--method bt)")
     if rounds < 1:
         raise ValueError(f"bootstrap rounds must be at least 1, got {rounds}")
     base = resolve_baseline(battles, baseline)
-    parsed = battles.parsed
-    games, excluded = battles.games_per_model(parsed), battles.games_per_model(~parsed)
+    left_out = left_out_games(battles, rules.unparsed)
+    counted = ~left_out
+    games, excluded = battles.games_per_model(counted), battles.games_per_model(left_out)
     ranked = np.flatnonzero(games > 0)
-    used = battles.select(parsed)
+    used = battles.select(counted)
     remap = np.full(len(battles.models), -1)
     remap[ranked] = np.arange(len(ranked))
     models = tuple(battles.models[i] for i in ranked)
@@ -133,12 +230,19 @@ def leaderboard(
     args = (models, remap[used.a], remap[used.b], used.points, used.weight)
     coefficients: tuple[Coefficient, ...] = ()
     degenerate = False
-    if method == "bt":
+    if rules.method == "bt":
         features = style_matrix(used.style_a, used.style_b, used.weight, style) if style else None
         design = Design.build(*args, features=features)
         full = fit(design, anchor)
         thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
-        score, samples = 100 * win_rate(full.theta), 100 * win_rate(thetas)
+        if features is not None and rules.style_anchor == "official":
+            reference = anchor_shift(features, args[1], args[2], used.weight, anchor)
+            others = np.arange(len(models)) != anchor
+            full_theta = full.theta + np.where(others, full.gamma @ reference, 0.0)
+            thetas = thetas + np.where(others, (gammas @ reference)[:, None], 0.0)
+        else:
+            full_theta = full.theta
+        score, samples = 100 * win_rate(full_theta), 100 * win_rate(thetas)
         g_low, g_up = percentile_interval(gammas, ci)
         coefficients = tuple(Coefficient(n, float(v), float(lo), float(hi)) for n, v, lo, hi in zip(style, full.gamma, g_low, g_up))
         degenerate = full.degenerate
@@ -161,9 +265,13 @@ def leaderboard(
     rows.sort(key=lambda r: (-r.score, r.model))
     unranked = {m: int(excluded[i]) for i, m in enumerate(battles.models) if games[i] == 0 and excluded[i] > 0}
     judges = tuple(sorted({j for j in battles.judge.tolist() if j is not None}))
+    n_unparsed = int(np.sum(~battles.parsed))
     return Leaderboard(
-        category, base, method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(~parsed)),
+        category, base, rules.method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(left_out)),
         bootstrap={m: samples[:, j] for j, m in enumerate(models)},
+        unparsed_rule=rules.unparsed,
+        unparsed_games=n_unparsed,
+        style_anchor=rules.style_anchor if style else None,
     )
 
 
