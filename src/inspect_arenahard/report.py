@@ -65,7 +65,8 @@ def write_json(path: str | Path, tables: Sequence[Leaderboard]) -> None:
 def write_csv(path: str | Path, tables: Sequence[Leaderboard]) -> None:
     rows = records(tables)
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["model"])
+        fields = list(dict.fromkeys(k for row in rows for k in row)) or ["model"]  # plain and styled tables together
+        writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
 

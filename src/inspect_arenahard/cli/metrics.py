@@ -124,6 +124,10 @@ def _benchmark_from_logs(args: argparse.Namespace) -> refs.ScoreTable:
     if table.unranked:
         print(f"models without any parsed game, not ranked: {', '.join(f'{m} ({n} unparsed)' for m, n in table.unranked.items())}")
     source = ", ".join([*args.logs, *([args.games] if args.games else [])])
+    if table.style:
+        from inspect_arenahard.report import style_label
+
+        source += f" ({style_label(table)})"
     return refs.ScoreTable(source, {r.model: refs.ModelEntry(r.model, r.score, r.lower, r.upper,
                                                              samples=table.bootstrap.get(r.model), ci=table.ci)
                                     for r in table.rows})
