@@ -247,3 +247,27 @@ def test_baseline_option_fills_gaps_and_warns_on_contradiction(v2_folder: Path, 
     for record in gaps:
         expected = O3 if record["category"] == "hard_prompt" else GEMINI
         assert samples[record["uid"]].scores["pairwise_judge"].metadata["baseline"] == expected  # type: ignore[index]
+
+
+def test_answers_are_recovered_from_either_judge_prompt(v2_folder: Path, tmp_path: Path) -> None:
+    """Without the model's answer file, its answer (and style) comes from game 1's judge prompt,
+    or from game 2's when game 1 is null: game 2 shows the model as Assistant A."""
+    data = tmp_path / "data"
+    (data / "model_judgment" / JUDGE).mkdir(parents=True)
+    (data / "model_answer").mkdir()
+    for name in (O3, GEMINI):
+        (data / "model_answer" / f"{name}.jsonl").symlink_to(v2_folder / "model_answer" / f"{name}.jsonl")
+    (data / "question.jsonl").symlink_to(v2_folder / "question.jsonl")
+    source = v2_folder / "model_judgment" / JUDGE / "markdown-model.jsonl"
+    (data / "model_judgment" / JUDGE / "markdown-model.jsonl").symlink_to(source)
+    assert main(["import", "arena-hard-auto", str(data), "--judge", JUDGE, "--out", str(tmp_path / "out")]) == 0
+    stored = {r["uid"]: r["messages"][-1]["content"]["answer"] for r in read_jsonl(v2_folder / "model_answer" / "markdown-model.jsonl")}
+    records = read_jsonl(source)
+    assert any(r["games"][0] is None and r["games"][1] is not None for r in records)
+    judged = {r["uid"] for r in records if r["games"] != [None, None]}
+    [info] = list_eval_logs(str(tmp_path / "out"))
+    for sample in read_eval_log(info.name).samples or []:
+        if str(sample.id) not in judged:
+            continue  # both games null: no prompt to recover from
+        assert sample.output.completion == stored[str(sample.id)]
+        assert sample.scores["pairwise_judge"].metadata["style"]["model"]["token_len"] > 0  # type: ignore[index]
