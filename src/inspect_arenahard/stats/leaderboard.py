@@ -49,10 +49,12 @@ OFFICIAL: dict[str | None, Rules] = {
 ``custom`` data, battle files and logs without a version follow v0.1, whose judge protocol they use."""
 
 
-def official_rules(versions: set[str | None]) -> dict[str, set[str]]:
-    """Each rule's official choices over the versions present (one choice each when they agree)."""
-    chosen = [OFFICIAL.get(v, OFFICIAL["v0.1"]) for v in versions or {None}]
-    return {name: {getattr(r, name) for r in chosen} for name in ("method", "unparsed", "style_anchor")}
+def official_rules(version: str | None) -> Rules:
+    """The rules of ``version``'s official scoring code (v0.1's for any other version)."""
+    return OFFICIAL.get(version, OFFICIAL["v0.1"])
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {"method": METHODS, "unparsed": UNPARSED_RULES, "style_anchor": ANCHORS}
 
 
 def resolve_rules(
@@ -62,27 +64,23 @@ def resolve_rules(
 
     Battles from versions whose official rules differ need the choice made explicitly, but only
     where it changes the numbers (the unparsed rule with unparsed games, the anchor with style
-    control, the method without it).
+    control, the method without it: style control is always Bradley–Terry).
     """
     versions = set(battles.version.tolist()) if battles.version is not None else {None}
-    official = official_rules(versions)
     needed = {"method": not style, "unparsed": bool(np.any(~battles.parsed)), "style_anchor": style}
-    given = {"method": method, "unparsed": unparsed, "style_anchor": style_anchor}
-    flags = {"method": "--method", "unparsed": "--unparsed", "style_anchor": "--style-anchor"}
-    choices = {"method": METHODS, "unparsed": UNPARSED_RULES, "style_anchor": ANCHORS}
     resolved = {}
-    for name, value in given.items():
+    for name, value in {"method": method, "unparsed": unparsed, "style_anchor": style_anchor}.items():
+        flag, label = "--" + name.replace("_", "-"), name.replace("_", " ")
         if value is None:
-            options = sorted(official[name])
+            options = sorted({getattr(official_rules(v), name) for v in versions})
             if len(options) > 1 and needed[name]:
-                named = ", ".join(sorted(str(v) for v in versions))
                 raise ValueError(
-                    f"the battles come from versions {named}, whose official {name.replace('_', ' ')} rules differ "
-                    f"({' vs '.join(options)}); choose one with {flags[name]}"
+                    f"the battles come from versions {', '.join(sorted(map(str, versions)))}, whose official {label} "
+                    f"rules differ ({' vs '.join(options)}); choose one with {flag}"
                 )
             value = "bt" if name == "method" and style else options[0]
-        elif value not in choices[name]:
-            raise ValueError(f"unknown {name.replace('_', ' ')} {value!r}; choose from {', '.join(choices[name])}")
+        elif value not in _CHOICES[name]:
+            raise ValueError(f"unknown {label} {value!r}; choose from {', '.join(_CHOICES[name])}")
         resolved[name] = value
     return Rules(**resolved)  # type: ignore[arg-type]
 
