@@ -146,7 +146,7 @@ def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:
         ax.axvline(50, color="tab:red", linestyle="--", linewidth=0.8)
         ax.set_yticks(list(ys), [r.model + (" (baseline)" if r.model == table.baseline else "") for r in rows])
         ax.set_xlabel(f"score vs {table.baseline} (%), {table.ci * 100:g}% CI")
-        ax.set_title(f"{table.category or POOLED} ({table.method}{', ' + style_label(table) if table.style else ''})")
+        ax.set_title(f"{table.category or POOLED} ({table.method})" + (f"\n{style_label(table)}" if table.style else ""))
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(str(path), format="png", dpi=120)
