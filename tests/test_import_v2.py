@@ -271,3 +271,19 @@ def test_answers_are_recovered_from_either_judge_prompt(v2_folder: Path, tmp_pat
             continue  # both games null: no prompt to recover from
         assert sample.output.completion == stored[str(sample.id)]
         assert sample.scores["pairwise_judge"].metadata["style"]["model"]["token_len"] > 0  # type: ignore[index]
+
+
+def test_a_question_judged_twice_keeps_the_later_judgment_and_says_so(v2_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    (data / "model_judgment" / JUDGE).mkdir(parents=True)
+    (data / "model_answer").symlink_to(v2_folder / "model_answer")
+    (data / "question.jsonl").symlink_to(v2_folder / "question.jsonl")
+    records = read_jsonl(v2_folder / "model_judgment" / JUDGE / "terse-model.jsonl")
+    rejudged = {**records[0], "games": [None, None]}
+    path = data / "model_judgment" / JUDGE / "terse-model.jsonl"
+    write_jsonl(path, [*records, rejudged])
+    assert main(["import", "arena-hard-auto", str(data), "--judge", JUDGE, "--out", str(tmp_path / "out")]) == 0
+    out, err = capsys.readouterr()
+    assert f"{path}:{len(records) + 1}: question {records[0]['uid']!r} judged again (first on line 1)" in err
+    unparsed = sum(g is None or g["score"] is None for r in [rejudged, *records[1:]] for g in r["games"])
+    assert f": {len(records)} samples, {unparsed} unparsed games" in out and out.startswith("wrote ")

@@ -152,7 +152,7 @@ def _log_for(path: Path, source: _Source, warnings: list[str]) -> tuple[EvalLog,
     samples: dict[str, EvalSample] = {}
     lines: dict[str, int] = {}
     model = judge_name = None
-    unparsed = 0
+    unparsed: dict[str, int] = {}
     contradicted: dict[str, int] = {}
     for lineno, record in read_jsonl(path):
         where = f"{path}:{lineno}"
@@ -175,16 +175,15 @@ def _log_for(path: Path, source: _Source, warnings: list[str]) -> tuple[EvalLog,
         if source.baseline and record.get("baseline") and record["baseline"] != source.baseline:
             contradicted[record["baseline"]] = contradicted.get(record["baseline"], 0) + 1
         games = [_game(game, number, str(judge_name), where) for number, game in enumerate(record["games"], start=1)]
-        unparsed += sum(g.label is None for g in games)
         if qid in samples:
             warnings.append(f"{where}: question {qid!r} judged again (first on line {lines[qid]}); the later judgment is kept")
-        lines[qid] = lineno
+        lines[qid], unparsed[qid] = lineno, sum(g.label is None for g in games)
         samples[qid] = _sample(qid, question.prompt, category, str(model), str(baseline), games, source, record)
     if model is None:
         raise ValueError(f"{path}: no judgments")
     for named, count in contradicted.items():
         warnings.append(f"{path}: {count} records name baseline {named!r}; --baseline {source.baseline} applies only to records without one")
-    return _eval_log(path, str(model), str(judge_name), source.version, list(samples.values())), unparsed
+    return _eval_log(path, str(model), str(judge_name), source.version, list(samples.values())), sum(unparsed.values())
 
 
 def _game(game: Any, number: int, judge: str, where: str) -> Game:
