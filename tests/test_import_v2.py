@@ -118,6 +118,15 @@ def official_v2(folder: Path, unparsed: str = "pair") -> dict[str, dict[str, tup
     return {c: {m: (100 * p / w, n) for m, (p, w, n) in models.items()} for c, models in tally.items()}
 
 
+def linked_folder(v2_folder: Path, tmp_path: Path) -> Path:
+    """A data folder sharing ``v2_folder``'s questions and answers, with an empty judgment folder."""
+    data = tmp_path / "data"
+    (data / "model_judgment" / JUDGE).mkdir(parents=True)
+    (data / "model_answer").symlink_to(v2_folder / "model_answer")
+    (data / "question.jsonl").symlink_to(v2_folder / "question.jsonl")
+    return data
+
+
 @pytest.fixture(scope="module")
 def imported(v2_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("logs")
@@ -199,10 +208,7 @@ def test_inspect_log_list_shows_the_task(imported: Path) -> None:
 
 
 def test_a_damaged_judgment_file_fails_the_whole_import(v2_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "data"
-    (data / "model_judgment" / JUDGE).mkdir(parents=True)
-    (data / "model_answer").symlink_to(v2_folder / "model_answer")
-    (data / "question.jsonl").symlink_to(v2_folder / "question.jsonl")
+    data = linked_folder(v2_folder, tmp_path)
     good = (v2_folder / "model_judgment" / JUDGE / "markdown-model.jsonl").read_text(encoding="utf-8")
     (data / "model_judgment" / JUDGE / "a-good.jsonl").write_text(good, encoding="utf-8")
     lines = (v2_folder / "model_judgment" / JUDGE / "terse-model.jsonl").read_text(encoding="utf-8").split("\n")
@@ -222,10 +228,7 @@ def test_a_damaged_judgment_file_fails_the_whole_import(v2_folder: Path, tmp_pat
 
 
 def test_baseline_option_fills_gaps_and_warns_on_contradiction(v2_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "data"
-    (data / "model_judgment" / JUDGE).mkdir(parents=True)
-    (data / "model_answer").symlink_to(v2_folder / "model_answer")
-    (data / "question.jsonl").symlink_to(v2_folder / "question.jsonl")
+    data = linked_folder(v2_folder, tmp_path)
     records = read_jsonl(v2_folder / "model_judgment" / JUDGE / "terse-model.jsonl")
     gaps = records[:2] + records[-2:]  # two hard prompts, two creative-writing prompts
     named = records[2:-2]
@@ -274,10 +277,7 @@ def test_answers_are_recovered_from_either_judge_prompt(v2_folder: Path, tmp_pat
 
 
 def test_a_question_judged_twice_keeps_the_later_judgment_and_says_so(v2_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "data"
-    (data / "model_judgment" / JUDGE).mkdir(parents=True)
-    (data / "model_answer").symlink_to(v2_folder / "model_answer")
-    (data / "question.jsonl").symlink_to(v2_folder / "question.jsonl")
+    data = linked_folder(v2_folder, tmp_path)
     records = read_jsonl(v2_folder / "model_judgment" / JUDGE / "terse-model.jsonl")
     rejudged = {**records[0], "games": [None, None]}
     path = data / "model_judgment" / JUDGE / "terse-model.jsonl"
