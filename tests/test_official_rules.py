@@ -188,17 +188,13 @@ def test_pair_rule_follows_epochs_and_judges(games: list[dict]) -> None:
 
 
 def test_leaderboards_split_categories_with_their_own_baselines(games: list[dict]) -> None:
-    other = [replace_baseline(g, "gemini-2.0-flash-001", "creative_writing") for g in games if g["model"] == "qwen2-72b-instruct"]
+    other = [{**g, "baseline": "gemini-2.0-flash-001", "category": "creative_writing"} for g in games if g["model"] == "qwen2-72b-instruct"]
     hard = [{**g, "category": "hard_prompt"} for g in games]
     tables = leaderboards(from_games(hard + other), rounds=1, seed=0)
     assert [(t.category, t.baseline, t.method, t.unparsed_rule) for t in tables] == [
         ("creative_writing", "gemini-2.0-flash-001", "mean", "pair"),
         ("hard_prompt", BASELINE, "mean", "pair"),
     ]
-
-
-def replace_baseline(game: dict, baseline: str, category: str) -> dict:
-    return {**game, "baseline": baseline, "category": category}
 
 
 def test_swapping_sides_keeps_the_official_anchor(games: list[dict]) -> None:
