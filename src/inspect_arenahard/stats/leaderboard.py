@@ -24,7 +24,7 @@ import numpy as np
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, win_rate
-from inspect_arenahard.stats.style_control import ANCHORS, Anchor, anchor_shift, style_matrix
+from inspect_arenahard.stats.style_control import ANCHORS, Anchor, at_official_anchor, mean_style_difference, style_matrix
 
 Method = Literal["bt", "mean"]
 METHODS: tuple[str, ...] = ("bt", "mean")
@@ -233,13 +233,10 @@ def leaderboard(
         design = Design.build(*args, features=features)
         full = fit(design, anchor)
         thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
+        full_theta = full.theta
         if features is not None and rules.style_anchor == "official":
-            reference = anchor_shift(features, args[1], args[2], used.weight, anchor)
-            others = np.arange(len(models)) != anchor
-            full_theta = full.theta + np.where(others, full.gamma @ reference, 0.0)
-            thetas = thetas + np.where(others, (gammas @ reference)[:, None], 0.0)
-        else:
-            full_theta = full.theta
+            mu = mean_style_difference(features, args[1], args[2], used.weight, anchor)
+            full_theta, thetas = at_official_anchor(full.theta, full.gamma, mu, anchor), at_official_anchor(thetas, gammas, mu, anchor)
         score, samples = 100 * win_rate(full_theta), 100 * win_rate(thetas)
         g_low, g_up = percentile_interval(gammas, ci)
         coefficients = tuple(Coefficient(n, float(v), float(lo), float(hi)) for n, v, lo, hi in zip(style, full.gamma, g_low, g_up))
@@ -263,12 +260,11 @@ def leaderboard(
     rows.sort(key=lambda r: (-r.score, r.model))
     unranked = {m: int(excluded[i]) for i, m in enumerate(battles.models) if games[i] == 0 and excluded[i] > 0}
     judges = tuple(sorted({j for j in battles.judge.tolist() if j is not None}))
-    n_unparsed = int(np.sum(~battles.parsed))
     return Leaderboard(
         category, base, rules.method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(left_out)),
         bootstrap={m: samples[:, j] for j, m in enumerate(models)},
         unparsed_rule=rules.unparsed,
-        unparsed_games=n_unparsed,
+        unparsed_games=int(np.sum(~battles.parsed)),
         style_anchor=rules.style_anchor if style else None,
     )
 

@@ -99,12 +99,22 @@ def style_matrix(
     return standardize(raw_features(style_a, style_b, names), weight, names)[0]
 
 
-def anchor_shift(features: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndarray, anchor: int) -> np.ndarray:
+def mean_style_difference(features: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndarray, anchor: int) -> np.ndarray:
     """μ: the weighted mean standardised difference (model − baseline) over the battles against
-    ``anchor``; the official anchor adds γ·μ to every other model's logit (module docstring)."""
+    ``anchor``, the point at which the official anchor reports win-rates (module docstring)."""
     against = (a == anchor) | (b == anchor)
     if not against.any():
         return np.zeros(features.shape[1])
     sign = np.where(b[against] == anchor, 1.0, -1.0)  # rows are a − b: flip those with the baseline as a
     w = weight[against]
     return (w * sign) @ features[against] / w.sum()
+
+
+def at_official_anchor(theta: np.ndarray, gamma: np.ndarray, mean_difference: np.ndarray, anchor: int) -> np.ndarray:
+    """θ + γ·μ for every model but ``anchor``: strengths at the pool's mean style difference.
+
+    Works on one fit (``theta`` (models,), ``gamma`` (features,)) or on bootstrap stacks
+    (``(rounds, models)``, ``(rounds, features)``).
+    """
+    shift = np.expand_dims(gamma @ mean_difference, -1)
+    return theta + np.where(np.arange(theta.shape[-1]) != anchor, shift, 0.0)
