@@ -99,6 +99,9 @@ class Header:
     scorers: tuple[str, ...]
     complete: bool
     """Finished successfully with every sample completed (no errored samples)."""
+    version: str | None = None
+    """Arena-Hard version the run scored (task metadata ``arenahard_version``); it picks the
+    official scoring rules."""
 
     @property
     def run_key(self) -> str:
@@ -134,6 +137,7 @@ def read_header(path: str) -> Header:
         roles=roles,
         scorers=tuple(str(s.get("scorer") or s.get("name")) for s in scores),
         complete=status == "success" and results.get("completed_samples") == results.get("total_samples"),
+        version=(spec.get("metadata") or {}).get("arenahard_version") or (spec.get("task_args") or {}).get("version"),
     )
 
 
@@ -245,4 +249,5 @@ def _games(sample_id: Any, epoch: int, header: Header, metadata: dict[str, Any])
             "label": game["label"],
             "parsed": bool(game["parsed"]),
             "style": metadata.get("style"),
+            "version": header.version,
         }

@@ -2,7 +2,9 @@
 
 Records are ``{model, score, lower, upper, n, avg_tokens, excluded}`` (percent against the
 baseline); when several tables are written together each record starts with its ``category``
-(``"all"`` for the pooled table).
+(``"all"`` for the pooled table). Style-controlled records add ``style_control`` (the features)
+and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odds per SD with its
+CI), so a style-controlled table can never pass for a plain one.
 """
 
 from __future__ import annotations
@@ -16,29 +18,55 @@ from typing import Any
 
 from inspect_arenahard.stats.bt import DEGENERATE_TIE
 from inspect_arenahard.stats.leaderboard import Leaderboard
+from inspect_arenahard.stats.style_control import ANCHOR_MEANING
 
 POOLED = "all"
 """Category label of the table that pools every category."""
 
 
-def records(tables: Sequence[Leaderboard]) -> list[dict[str, Any]]:
-    """Rows of all tables as flat records; non-finite numbers become None (valid JSON)."""
+def records(tables: Sequence[Leaderboard], coefficients: bool = False) -> list[dict[str, Any]]:
+    """Rows of all tables as flat records; non-finite numbers become None (valid JSON).
+
+    ``coefficients`` adds each style-controlled record's ``style_coefficients`` (nested: JSON only).
+    """
     out = []
     for table in tables:
+        style = _style_fields(table, coefficients)
         for row in table.rows:
-            record = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.record().items()}
+            record = {k: _finite(v) for k, v in row.record().items()} | style
             out.append({"category": table.category or POOLED, **record} if len(tables) > 1 else record)
     return out
 
 
+def _finite(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _style_fields(table: Leaderboard, coefficients: bool) -> dict[str, Any]:
+    if not table.style:
+        return {}
+    fields: dict[str, Any] = {"style_control": ",".join(c.name for c in table.style), "style_anchor": table.style_anchor}
+    if coefficients:
+        fields["style_coefficients"] = {c.name: {k: _finite(getattr(c, k)) for k in ("value", "lower", "upper")} for c in table.style}
+    return fields
+
+
+def style_label(table: Leaderboard) -> str | None:
+    """``style-controlled (length, header; official anchor)``, or None for a plain table."""
+    if not table.style:
+        return None
+    return f"style-controlled ({', '.join(c.name for c in table.style)}; {table.style_anchor} anchor)"
+
+
 def write_json(path: str | Path, tables: Sequence[Leaderboard]) -> None:
-    Path(path).write_text(json.dumps(records(tables), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    Path(path).write_text(json.dumps(records(tables, coefficients=True), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def write_csv(path: str | Path, tables: Sequence[Leaderboard]) -> None:
     rows = records(tables)
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["model"])
+        fields = list(dict.fromkeys(k for row in rows for k in row)) or ["model"]  # plain and styled tables together
+        writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
 
@@ -52,6 +80,8 @@ def format_table(table: Leaderboard) -> str:
         f"method: {table.method}",
         f"{pct} CI from {table.rounds} bootstrap rounds",
     ]
+    if table.style:
+        heading.append(f"{style_label(table)}: {ANCHOR_MEANING[str(table.style_anchor)]}")
     if table.judges:
         heading.append(f"judge{'s pooled' if len(table.judges) > 1 else ''}: {', '.join(table.judges)}")
     header = ("rank", "model", "score", "lower", "upper", "n", "avg tokens", "excluded")
@@ -76,7 +106,11 @@ def format_table(table: Leaderboard) -> str:
         coefs = ", ".join(f"{c.name} {c.value:+.3f} [{c.lower:+.3f}, {c.upper:+.3f}]" for c in table.style)
         lines.append(f"style coefficients (log-odds per SD, {pct} CI): {coefs}")
     if table.excluded_games:
-        lines.append(f"{table.excluded_games} games excluded (unparsed verdict, or a model against itself)")
+        partners = table.excluded_games - table.unparsed_games
+        lines.append(
+            f"{table.excluded_games} games excluded: {table.unparsed_games} unparsed (or a model against itself)"
+            + (f", {partners} their parsed partners (pair rule: a judgment counts only with both games)" if table.unparsed_rule == "pair" else " (game rule: partners kept)")
+        )
     if table.unranked:
         lines.append("not ranked, every game excluded: " + ", ".join(f"{m} ({n})" for m, n in table.unranked.items()))
     if table.degenerate:
@@ -112,7 +146,7 @@ def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:
         ax.axvline(50, color="tab:red", linestyle="--", linewidth=0.8)
         ax.set_yticks(list(ys), [r.model + (" (baseline)" if r.model == table.baseline else "") for r in rows])
         ax.set_xlabel(f"score vs {table.baseline} (%), {table.ci * 100:g}% CI")
-        ax.set_title(f"{table.category or POOLED} ({table.method})")
+        ax.set_title(f"{table.category or POOLED} ({table.method})" + (f"\n{style_label(table)}" if table.style else ""))
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(str(path), format="png", dpi=120)

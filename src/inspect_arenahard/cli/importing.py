@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
-
-from inspect_arenahard.verdicts import STRONG_WEIGHT
 
 
 def register(subparsers: Any) -> None:
@@ -13,16 +12,21 @@ def register(subparsers: Any) -> None:
         "import",
         help="convert another tool's judgment files into Inspect logs",
         description="Convert arena-hard-auto judgment files (model_judgment/<judge>/<model>.jsonl, "
-        "either schema) into Inspect logs that open in `inspect view` and feed `arenahard leaderboard`.",
+        "either schema) into Inspect logs that open in `inspect view` and feed `arenahard leaderboard`. "
+        "Each record's baseline is the one it names, else --baseline, else the version's default for its "
+        "category (v2.0: hard_prompt o3-mini-2025-01-31, creative_writing gemini-2.0-flash-001; v0.1: gpt-4-0314). "
+        "Nothing is written unless every file converts.",
     )
     parser.add_argument("source", choices=["arena-hard-auto"], help="format of the files to import")
     parser.add_argument("data_dir", help="arena-hard-auto data folder (question.jsonl, model_answer/, model_judgment/)")
     parser.add_argument("--judge", required=True, help="judge folder name under model_judgment/")
     parser.add_argument("--out", required=True, help="folder for the Inspect logs")
-    parser.add_argument("--baseline", default="gpt-4-0314", help="baseline model of the judgments (default gpt-4-0314)")
-    parser.add_argument("--strong-weight", type=float, default=STRONG_WEIGHT, help="weight of a >> verdict in the sample score")
+    parser.add_argument("--version", choices=["v0.1", "v2.0"],
+                        help="Arena-Hard version of the data (default: v2.0 when every question is hard_prompt or creative_writing, else v0.1)")
+    parser.add_argument("--baseline", help="baseline for records that name none (default: the version's per-category baseline)")
+    parser.add_argument("--strong-weight", type=float, default=None, help="weight of a >> verdict in the sample score (default: the version's, 3)")
     parser.add_argument(
-        "--encoding", default="cl100k_base", help="tokenizer for style features computed from text (v0.1: cl100k_base, v2.0: o200k_base)"
+        "--encoding", default=None, help="tokenizer for style features computed from text (default: the version's; v0.1 cl100k_base, v2.0 o200k_base)"
     )
     parser.set_defaults(func=run)
 
@@ -30,7 +34,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from inspect_arenahard.importer import import_judgments  # lazy: Inspect is heavy
 
-    written = import_judgments(args.data_dir, args.judge, args.out, args.baseline, args.strong_weight, args.encoding)
-    for path, samples, unparsed in written:
-        print(f"{path}: {samples} samples, {unparsed} unparsed games (kept, excluded from scores)")
+    result = import_judgments(args.data_dir, args.judge, args.out, args.baseline, args.strong_weight, args.encoding, args.version)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for path, samples, unparsed in result.logs:
+        print(f"wrote {path}: {samples} samples, {unparsed} unparsed games (kept, excluded from scores)")
     return 0

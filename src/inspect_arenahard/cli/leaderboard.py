@@ -9,14 +9,15 @@ from typing import Any
 
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
-from inspect_arenahard.stats.leaderboard import METHODS, leaderboards
-from inspect_arenahard.stats.style_control import parse_features
+from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES, leaderboards
+from inspect_arenahard.stats.style_control import ANCHORS, parse_features
 from inspect_arenahard.verdicts import STRONG_WEIGHT
 
 EXAMPLES = """examples:
   arenahard leaderboard logs/
   arenahard leaderboard logs/ --judge openai/gpt-4.1 --category hard_prompt
   arenahard leaderboard logs/ --style-control length,markdown --rounds 1000 --plot lb.png
+  arenahard leaderboard logs/ --style-control length,markdown --style-anchor equal
   arenahard leaderboard --battles battles.jsonl --baseline gpt-4-0314 --json lb.json
 """
 
@@ -44,15 +45,20 @@ def register(subparsers: Any) -> None:
 
 
 def add_ranking_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
-    """--judge, --category, --method, --style-control, --rounds, --seed: how games become a ranking.
+    """--judge, --category, --method, --unparsed, --style-control, --style-anchor, --rounds, --seed:
+    how games become a ranking. Rules default to the official ones of the logs' Arena-Hard version.
 
     Shared by the commands that rank models from logs; ``scope`` prefixes the help texts.
     """
     add = parser.add_argument
     add("--judge", action="append", metavar="MODEL", help=f"{scope}use only this judge (repeat to pool several; default: all pooled)")
     add("--category", help=f"{scope}use only this question category")
-    add("--method", choices=METHODS, default="bt", help=f"{scope}bt: Bradley–Terry win-rate (v0.1, default); mean: mean battle score (v2.0)")
+    add("--method", choices=METHODS, help=f"{scope}bt: Bradley–Terry win-rate (official v0.1); mean: mean battle score (official v2.0); default: the version's")
+    add("--unparsed", choices=UNPARSED_RULES,
+        help=f"{scope}game: drop only an unparsed game (official v0.1); pair: drop both games of its judgment (official v2.0); default: the version's")
     add("--style-control", metavar="FEATURES", help=f"{scope}comma-separated: length, markdown (= header,list,bold), header, list, bold")
+    add("--style-anchor", choices=ANCHORS,
+        help=f"{scope}style-controlled score at the pool's mean style difference (official, default) or at equal style (equal: does not move with the pool)")
     add("--rounds", type=int, default=100, help=f"{scope}bootstrap rounds (default 100)")
     add("--seed", type=int, default=0, help=f"{scope}bootstrap seed (default 0: the same games give the same table)")
 
@@ -62,8 +68,9 @@ def run(args: argparse.Namespace) -> int:
     battles = battles.where(judges=args.judge, category=args.category)
     style = parse_features(args.style_control) if args.style_control else ()
     tables = leaderboards(
-        battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci
-    )
+        battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci,
+        unparsed=args.unparsed, style_anchor=args.style_anchor,
+    )  # fmt: skip
     print(format_report(tables))
     if args.json:
         write_json(args.json, tables)

@@ -18,7 +18,8 @@ from typing import Any, Iterable, Sequence
 from inspect_arenahard import references as refs
 from inspect_arenahard.data import read_jsonl
 from inspect_arenahard.stats import judge_bias, power, quality
-from inspect_arenahard.stats.leaderboard import METHODS
+from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES
+from inspect_arenahard.stats.style_control import ANCHORS
 
 _CI_HELP = "confidence level of the intervals, 0.95 or 95 (default 0.95)"
 
@@ -118,10 +119,15 @@ def _leaderboard(records: list[dict[str, Any]], judges: Sequence[str] | None = N
 def _benchmark_from_logs(args: argparse.Namespace) -> refs.ScoreTable:
     """Leaderboard with bootstrap intervals at ``--ci``, computed from judge games."""
     table = _leaderboard(load_games(args.logs, args.games), args.judge, args.category, args.style_control,
-                         method=args.method, rounds=args.rounds, seed=args.seed, ci=args.ci)
+                         method=args.method, rounds=args.rounds, seed=args.seed, ci=args.ci,
+                         unparsed=args.unparsed, style_anchor=args.style_anchor)
     if table.unranked:
         print(f"models without any parsed game, not ranked: {', '.join(f'{m} ({n} unparsed)' for m, n in table.unranked.items())}")
     source = ", ".join([*args.logs, *([args.games] if args.games else [])])
+    if table.style:
+        from inspect_arenahard.report import style_label
+
+        source += f" ({style_label(table)})"
     return refs.ScoreTable(source, {r.model: refs.ModelEntry(r.model, r.score, r.lower, r.upper,
                                                              samples=table.bootstrap.get(r.model), ci=table.ci)
                                     for r in table.rows})
@@ -345,8 +351,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="PNG", help="write a benchmark-vs-reference scatter plot with intervals")
     p.add_argument("--judge", action="append", metavar="MODEL", help="logs: use only this judge (repeatable; default all pooled)")
     p.add_argument("--category", help="logs: use only this question category")
-    p.add_argument("--method", choices=METHODS, default="bt", help="logs: bt (v0.1, default) or mean (v2.0) scores")
+    p.add_argument("--method", choices=METHODS, help="logs: bt (v0.1) or mean (v2.0) scores (default: the logs' version's)")
+    p.add_argument("--unparsed", choices=UNPARSED_RULES, help="logs: drop an unparsed game (game) or its whole judgment (pair); default: the version's")
     p.add_argument("--style-control", metavar="FEATURES", help="logs: style-controlled scores, e.g. length,markdown")
+    p.add_argument("--style-anchor", choices=ANCHORS, help="logs: style-controlled scores at the pool's mean style (official, default) or equal style")
     p.add_argument("--rounds", type=int, default=100, help="logs: bootstrap rounds (default 100)")
     p.add_argument("--seed", type=int, default=0, help="logs: bootstrap seed (default 0)")
     p.set_defaults(func=run_metrics)

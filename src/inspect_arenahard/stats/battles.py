@@ -59,6 +59,12 @@ class Battles:
     baseline: np.ndarray
     style_a: np.ndarray | None = None
     style_b: np.ndarray | None = None
+    version: np.ndarray | None = None
+    """Arena-Hard version of the run each row came from (``"v0.1"``, ``"v2.0"``, ``"custom"``; None
+    when unknown): it decides the official scoring rules (see ``stats.leaderboard.official_rules``)."""
+    epoch: np.ndarray | None = None
+    """Epoch of the judged sample; with ``question_id``, ``judge`` and the model pair it names the
+    judgment a game belongs to (its position-swapped partner shares all four)."""
 
     def __len__(self) -> int:
         return len(self.a)
@@ -137,6 +143,7 @@ class _Columns:
     def __init__(self) -> None:
         self.rows: list[tuple[Any, ...]] = []
         self.style: list[tuple[Sequence[float] | None, Sequence[float] | None]] = []
+        self.runs: list[tuple[str | None, int]] = []
 
     def add(
         self,
@@ -150,9 +157,12 @@ class _Columns:
         baseline: str | None,
         style_a: Sequence[float] | None = None,
         style_b: Sequence[float] | None = None,
+        version: str | None = None,
+        epoch: int = 1,
     ) -> None:
         self.rows.append((model_a, model_b, points, weight, question_id, category, judge, baseline))
         self.style.append((style_a, style_b))
+        self.runs.append((version, epoch))
 
     def build(self) -> Battles:
         models = tuple(sorted({r[0] for r in self.rows} | {r[1] for r in self.rows}))
@@ -178,6 +188,8 @@ class _Columns:
             baseline=objects(cols[7]),
             style_a=np.array([sa or nan_row for sa, _ in self.style], dtype=float).reshape(-1, 4) if has_style else None,
             style_b=np.array([sb or nan_row for _, sb in self.style], dtype=float).reshape(-1, 4) if has_style else None,
+            version=objects([v for v, _ in self.runs]),
+            epoch=np.array([e for _, e in self.runs], dtype=np.int64),
         )
 
 
@@ -208,8 +220,9 @@ def from_games(games: Iterable[Mapping[str, Any]], strong_weight: float = STRONG
             points = weighted / weight
         style_a, style_b = _game_style(game.get("style"), position, where)
         columns.add(
-            model_a, model_b, points, weight, question_id, game.get("category"), game.get("judge"), baseline, style_a, style_b
-        )
+            model_a, model_b, points, weight, question_id, game.get("category"), game.get("judge"), baseline, style_a, style_b,
+            game.get("version"), int(game.get("epoch") or 1),
+        )  # fmt: skip
     return columns.build()
 
 

@@ -3,6 +3,15 @@
 Scores are percentages against the baseline (the baseline itself is 50): for ``bt`` the fitted
 win-rate against it, for ``mean`` the model's mean battle score. Rows also carry the battles used
 (``n``), the mean answer length and the games excluded for an unparsed verdict.
+
+By default every choice that changes the numbers follows the official code of the version that
+produced the battles (``official_rules``), so tables compare with published leaderboards:
+
+* unparsed games: the July-2024 v0.1 code drops only the unparsed game (``game``); the 2025 v2.0
+  code drops both games of a judgment when either is unparsed (``pair``), so every judgment that
+  counts has been seen once in each position and position bias cannot tilt the score;
+* style anchor: the official code reports style-controlled scores at the pool's mean style
+  difference (``official``); ``equal`` reports them at equal style (see ``style_control``).
 """
 
 from __future__ import annotations
@@ -15,17 +24,90 @@ import numpy as np
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, win_rate
-from inspect_arenahard.stats.style_control import style_matrix
+from inspect_arenahard.stats.style_control import ANCHORS, Anchor, at_official_anchor, mean_style_difference, style_matrix
 
 Method = Literal["bt", "mean"]
 METHODS: tuple[str, ...] = ("bt", "mean")
+Unparsed = Literal["game", "pair"]
+UNPARSED_RULES: tuple[str, ...] = ("game", "pair")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How battles become scores; ``official_rules`` gives a version's published choices."""
+
+    method: Method
+    unparsed: Unparsed
+    style_anchor: Anchor
+
+
+OFFICIAL: dict[str | None, Rules] = {
+    "v0.1": Rules("bt", "game", "official"),
+    "v2.0": Rules("mean", "pair", "official"),
+}
+"""Per version, the rules of its official scoring code (v0.1: July 2024; v2.0: 2025). Runs of
+``custom`` data, battle files and logs without a version follow v0.1, whose judge protocol they use."""
+
+
+def official_rules(version: str | None) -> Rules:
+    """The rules of ``version``'s official scoring code (v0.1's for any other version)."""
+    return OFFICIAL.get(version, OFFICIAL["v0.1"])
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {"method": METHODS, "unparsed": UNPARSED_RULES, "style_anchor": ANCHORS}
+
+
+def resolve_rules(
+    battles: Battles, method: str | None, unparsed: str | None, style_anchor: str | None, style: bool
+) -> Rules:
+    """The rules to apply: each one given, else the official choice of the battles' version.
+
+    Battles from versions whose official rules differ need the choice made explicitly, but only
+    where it changes the numbers (the unparsed rule with unparsed games, the anchor with style
+    control, the method without it: style control is always Bradley–Terry).
+    """
+    versions = set(battles.version.tolist()) if battles.version is not None else {None}
+    needed = {"method": not style, "unparsed": bool(np.any(~battles.parsed)), "style_anchor": style}
+    resolved = {}
+    for name, value in {"method": method, "unparsed": unparsed, "style_anchor": style_anchor}.items():
+        flag, label = "--" + name.replace("_", "-"), name.replace("_", " ")
+        if value is None:
+            options = sorted({getattr(official_rules(v), name) for v in versions})
+            if len(options) > 1 and needed[name]:
+                raise ValueError(
+                    f"the battles come from versions {', '.join(sorted(map(str, versions)))}, whose official {label} "
+                    f"rules differ ({' vs '.join(options)}); choose one with {flag}"
+                )
+            value = "bt" if name == "method" and style else options[0]
+        elif value not in _CHOICES[name]:
+            raise ValueError(f"unknown {label} {value!r}; choose from {', '.join(_CHOICES[name])}")
+        resolved[name] = value
+    return Rules(**resolved)  # type: ignore[arg-type]
+
+
+def left_out_games(battles: Battles, rule: Unparsed) -> np.ndarray:
+    """Mask of the rows left out: unparsed games, and under ``pair`` every game of a judgment
+    (question, epoch, judge, model pair) with an unparsed game."""
+    unparsed = ~battles.parsed
+    if rule == "game" or not unparsed.any():
+        return unparsed
+    if rule != "pair":
+        raise ValueError(f"unknown unparsed rule {rule!r}; choose from {', '.join(UNPARSED_RULES)}")
+    keys = [np.unique(np.asarray(col).astype(str), return_inverse=True)[1] for col in (battles.question_id, battles.judge)]
+    epoch = np.zeros(len(battles), dtype=np.int64) if battles.epoch is None else battles.epoch
+    low, high = np.minimum(battles.a, battles.b), np.maximum(battles.a, battles.b)
+    _, judgment = np.unique(np.column_stack([*keys, epoch, low, high]), axis=0, return_inverse=True)
+    judgment = judgment.ravel()
+    spoiled = np.bincount(judgment, weights=unparsed, minlength=judgment.max() + 1) > 0
+    return spoiled[judgment]
 
 
 @dataclass(frozen=True)
 class Row:
     """One model's line: ``score``/``lower``/``upper`` in percent against the baseline; ``n`` the
     parsed games it played (a strong verdict counts once here, ``strong_weight`` times in the fit;
-    the baseline's ``n`` is all its games); ``excluded`` its games left out as unparsed."""
+    the baseline's ``n`` is all its games); ``excluded`` its games left out as unparsed (and, under
+    the pair rule, as the partner of an unparsed game)."""
 
     model: str
     score: float
@@ -53,7 +135,8 @@ class Coefficient:
 class Leaderboard:
     """A ranked table (best first). ``unranked`` maps models with no parsed battle to their
     excluded games; ``degenerate`` says pseudo-ties were needed (see ``bt``); ``judges`` are the
-    judges pooled; ``excluded_games`` counts all games left out for an unparsed verdict."""
+    judges pooled; ``excluded_games`` counts all games left out for an unparsed verdict (under the
+    pair rule, with their partners)."""
 
     category: str | None
     baseline: str
@@ -68,6 +151,12 @@ class Leaderboard:
     excluded_games: int = 0
     bootstrap: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     """Per-model bootstrap scores (%), one per round: what quality metrics need beyond the CI."""
+    unparsed_rule: str = "game"
+    """``game`` or ``pair`` (see the module docstring); ``excluded_games`` − ``unparsed_games``
+    are the parsed partners the pair rule also left out."""
+    unparsed_games: int = 0
+    style_anchor: str | None = None
+    """``official`` or ``equal`` for style-controlled tables (``style_control``), else None."""
 
 
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
@@ -104,25 +193,31 @@ def _evaluated(battles: Battles) -> set[str]:
 def leaderboard(
     battles: Battles,
     baseline: str | None = None,
-    method: Method = "bt",
+    method: Method | None = None,
     style: tuple[str, ...] = (),
     rounds: int = 100,
     seed: int | None = None,
     ci: float = 0.95,
     category: str | None = None,
+    unparsed: Unparsed | None = None,
+    style_anchor: Anchor | None = None,
 ) -> Leaderboard:
-    """Rank every model with at least one parsed battle; ``style`` names style-control features."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-    if style and method != "bt":
+    """Rank every model with at least one counted battle; ``style`` names style-control features.
+
+    ``method``, ``unparsed`` and ``style_anchor`` default to the official rules of the battles'
+    version (``resolve_rules``).
+    """
+    rules = resolve_rules(battles, method, unparsed, style_anchor, bool(style))
+    if style and rules.method != "bt":
         raise ValueError("style control applies to the Bradley–Terry method (--method bt)")
     if rounds < 1:
         raise ValueError(f"bootstrap rounds must be at least 1, got {rounds}")
     base = resolve_baseline(battles, baseline)
-    parsed = battles.parsed
-    games, excluded = battles.games_per_model(parsed), battles.games_per_model(~parsed)
+    left_out = left_out_games(battles, rules.unparsed)
+    counted = ~left_out
+    games, excluded = battles.games_per_model(counted), battles.games_per_model(left_out)
     ranked = np.flatnonzero(games > 0)
-    used = battles.select(parsed)
+    used = battles.select(counted)
     remap = np.full(len(battles.models), -1)
     remap[ranked] = np.arange(len(ranked))
     models = tuple(battles.models[i] for i in ranked)
@@ -133,12 +228,16 @@ def leaderboard(
     args = (models, remap[used.a], remap[used.b], used.points, used.weight)
     coefficients: tuple[Coefficient, ...] = ()
     degenerate = False
-    if method == "bt":
+    if rules.method == "bt":
         features = style_matrix(used.style_a, used.style_b, used.weight, style) if style else None
         design = Design.build(*args, features=features)
         full = fit(design, anchor)
         thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
-        score, samples = 100 * win_rate(full.theta), 100 * win_rate(thetas)
+        full_theta = full.theta
+        if features is not None and rules.style_anchor == "official":
+            mu = mean_style_difference(features, args[1], args[2], used.weight, anchor)
+            full_theta, thetas = at_official_anchor(full.theta, full.gamma, mu, anchor), at_official_anchor(thetas, gammas, mu, anchor)
+        score, samples = 100 * win_rate(full_theta), 100 * win_rate(thetas)
         g_low, g_up = percentile_interval(gammas, ci)
         coefficients = tuple(Coefficient(n, float(v), float(lo), float(hi)) for n, v, lo, hi in zip(style, full.gamma, g_low, g_up))
         degenerate = full.degenerate
@@ -162,8 +261,11 @@ def leaderboard(
     unranked = {m: int(excluded[i]) for i, m in enumerate(battles.models) if games[i] == 0 and excluded[i] > 0}
     judges = tuple(sorted({j for j in battles.judge.tolist() if j is not None}))
     return Leaderboard(
-        category, base, method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(~parsed)),
+        category, base, rules.method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(left_out)),
         bootstrap={m: samples[:, j] for j, m in enumerate(models)},
+        unparsed_rule=rules.unparsed,
+        unparsed_games=int(np.sum(~battles.parsed)),
+        style_anchor=rules.style_anchor if style else None,
     )
 
 

@@ -11,11 +11,20 @@ its mean is 0 by construction, so the scale is the weighted root mean square. Ce
 battles as oriented instead would add a hidden constant to every logit, a position-bias term
 the model strengths cannot absorb when the baseline sits on either side. Scores are then the
 win-rates at equal style (all features 0); coefficients are log-odds per standard deviation.
+
+Anchors. The official arena-hard-auto code instead z-scores each feature over the battles
+oriented model − baseline and reports the model strengths as they stand: the win-rate against
+the baseline at the pool's *mean* style difference. With every battle against the baseline both
+are exact maximum-likelihood fits of the same model, a constant logit shift apart (γ·μ, μ the
+mean standardised difference); ``official`` applies that shift, ``equal`` does not. The equal
+anchor does not move when the pool changes: dropping verbose models from a pool moves every
+official score, because the pool's mean length difference moves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 import numpy as np
 
@@ -24,6 +33,12 @@ from inspect_arenahard.stats.battles import STYLE_COLUMNS
 FEATURES: tuple[str, ...] = ("length", "header", "list", "bold")
 GROUPS: dict[str, tuple[str, ...]] = {"length": ("length",), "markdown": ("header", "list", "bold")}
 """Names accepted by ``--style-control``, besides the single features."""
+Anchor = Literal["official", "equal"]
+ANCHORS: tuple[str, ...] = ("official", "equal")
+ANCHOR_MEANING: dict[str, str] = {
+    "official": "win-rate at the pool's mean style difference, as arena-hard-auto reports",
+    "equal": "win-rate at equal style",
+}
 
 
 def parse_features(spec: str | Iterable[str]) -> tuple[str, ...]:
@@ -82,3 +97,24 @@ def style_matrix(
     if missing:
         raise ValueError(f"style control needs style metadata for every answer; {missing} battles lack it")
     return standardize(raw_features(style_a, style_b, names), weight, names)[0]
+
+
+def mean_style_difference(features: np.ndarray, a: np.ndarray, b: np.ndarray, weight: np.ndarray, anchor: int) -> np.ndarray:
+    """μ: the weighted mean standardised difference (model − baseline) over the battles against
+    ``anchor``, the point at which the official anchor reports win-rates (module docstring)."""
+    against = (a == anchor) | (b == anchor)
+    if not against.any():
+        return np.zeros(features.shape[1])
+    sign = np.where(b[against] == anchor, 1.0, -1.0)  # rows are a − b: flip those with the baseline as a
+    w = weight[against]
+    return (w * sign) @ features[against] / w.sum()
+
+
+def at_official_anchor(theta: np.ndarray, gamma: np.ndarray, mean_difference: np.ndarray, anchor: int) -> np.ndarray:
+    """θ + γ·μ for every model but ``anchor``: strengths at the pool's mean style difference.
+
+    Works on one fit (``theta`` (models,), ``gamma`` (features,)) or on bootstrap stacks
+    (``(rounds, models)``, ``(rounds, features)``).
+    """
+    shift = np.expand_dims(gamma @ mean_difference, -1)
+    return theta + np.where(np.arange(theta.shape[-1]) != anchor, shift, 0.0)
