@@ -25,7 +25,9 @@ the test reaches a threshold. Thresholds come from the 16 real Arena-Hard v0.1 a
 ``verbose``
     Median answer at least twice the baseline's on the same prompts *and* at least 90% of the
     model's win points earned on answers longer than the baseline's (needs judged games).
-    Real models: length ratio 0.79–2.10 against gpt-4-0314 (only athene-v2-chat is above 2).
+    Real models: length ratio 0.79–2.10 against gpt-4-0314 (only athene-v2-chat is above 2); with
+    the imported gpt-3.5-turbo judgments athene-v2-chat is flagged (ratio 2.2, 100% of its win
+    points on longer answers): a true verbosity outlier, the case style control is for.
 
 Below ``min_samples`` answers the share-based flags are not raised (too little evidence); the
 figures are still reported.
@@ -191,8 +193,8 @@ def audit_model(model: str, samples: Sequence[Sample], thresholds: Thresholds = 
             flags.append("injection")
         if share(empty + truncated) >= t.broken_share:
             flags.append("empty-or-truncated")
-    if ratio is not None and ratio >= t.verbose_ratio and long_wins is not None and long_wins >= t.long_win_share:
-        flags.append("verbose")
+        if ratio is not None and ratio >= t.verbose_ratio and long_wins is not None and long_wins >= t.long_win_share:
+            flags.append("verbose")
     return ModelAudit(
         model=model,
         n=n,
