@@ -128,7 +128,7 @@ def injection_kinds(prompt: str, answer: str) -> set[str]:
 
 def char_similarity(answers: Sequence[str]) -> np.ndarray:
     """Cosine similarity of every pair of answers over hashed character 5-grams."""
-    vectors = HashingVectorizer(analyzer="char_wb", ngram_range=(5, 5), n_features=2**20, alternate_sign=False).transform(answers)
+    vectors = HashingVectorizer(analyzer="char_wb", ngram_range=(5, 5), n_features=2**22, alternate_sign=False).transform(answers)
     return (vectors @ vectors.T).toarray()
 
 
