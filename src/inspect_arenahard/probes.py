@@ -29,13 +29,13 @@ from typing import Any, Callable
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import CachePolicy, ChatMessageAssistant, ModelOutput
+from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from inspect_arenahard.data import hub_data_dir, load_questions
 from inspect_arenahard.judges import pairwise_judge
-from inspect_arenahard.task import _stored_baselines, build_samples
+from inspect_arenahard.task import _stored_baselines, build_samples, judge_settings
 from inspect_arenahard.templates import config
 
 PROBE = "probe"
@@ -189,21 +189,9 @@ def arenahard_probes(
     samples = [
         Sample(id=f"{name}-{s.id}", input=s.input, metadata={**(s.metadata or {}), PROBE: name}) for name in names for s in base
     ]
-    judge_cfg = cfg["judge"]
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-probes-{version}"),
         solver=play_probe(),
-        scorer=probe_judge(
-            default_judge=judge or judge_cfg["model"],
-            template_name=judge_cfg["template"],
-            template_by_category=judge_cfg.get("template_by_category"),
-            temperature=judge_cfg["temperature"] if judge_temperature is None else judge_temperature,
-            max_tokens=judge_max_tokens or judge_cfg["max_tokens"],
-            retries=judge_retries,
-            single_brackets=judge_cfg.get("single_brackets", False),
-            strong_weight=cfg["strong_weight"],
-            cache=CachePolicy(expiry=None) if cache else False,
-            token_encoding=cfg.get("token_encoding", "cl100k_base"),
-        ),
+        scorer=probe_judge(**judge_settings(cfg, judge, judge_max_tokens, judge_temperature, judge_retries, None, cache)),
         metadata={"arenahard_version": version, "probes": names},
     )

@@ -77,8 +77,13 @@ def _cell(value: Any, kind: str | None) -> str:
 
 
 def _table(header: list[str], body: list[list[str]]) -> str:
+    """Columns padded to their widest cell; text columns (first, flags) left-aligned."""
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 or header[i] == "flags" else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))) for row in [header, *body])
+    left = {0, *(i for i, title in enumerate(header) if title == "flags")}
+    return "\n".join(
+        "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+        for row in [header, *body]
+    )
 
 
 def format_models(records: list[dict[str, Any]]) -> str:
