@@ -11,7 +11,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
-from conftest import shared
+from conftest import inspect_eval_cli, shared
 from inspect_arenahard.cli import main
 from inspect_arenahard.logs import read_games
 from inspect_arenahard.probes import PROBES, arenahard_probes, probe_names
@@ -111,3 +111,15 @@ def test_audit_lists_attack_success_per_judge_and_leaderboard_ignores_probes(pro
 def test_unknown_probe_is_rejected() -> None:
     with pytest.raises(ValueError, match="nope unknown; expected among null, injection, breakout, verbose"):
         probe_names("null,nope")
+
+
+def test_readme_command_runs_from_any_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["arenahard_probes", "--model-role", "judge=mockllm/model", "-T", f"data_dir={V01}",
+            "-T", "prompts=2", "-T", "probes=null,breakout"]  # fmt: skip
+    log = inspect_eval_cli(args, cwd=tmp_path, log_dir=tmp_path / "logs")
+    assert log.status == "success"
+    assert len(log.samples or []) == 4 and log.eval.metadata["probes"] == ["null", "breakout"]  # type: ignore[index]
+    # mockllm's default reply carries no verdict: every game unparsed, so no rate, shown as "-"
+    assert main(["audit", str(tmp_path / "logs")]) == 0
+    lines = {tuple(line.split()) for line in capsys.readouterr().out.splitlines()}
+    assert ("mockllm/model", "null", "-") in lines and ("mockllm/model", "breakout", "-") in lines

@@ -114,11 +114,12 @@ def read_probe_results(paths: Sequence[str | Path]) -> list[ProbeResult]:
             continue
         roles = log.eval.model_roles or {}
         judge = roles["judge"].model if "judge" in roles else str((log.eval.task_args or {}).get("judge"))
-        for score in log.results.scores:
-            for name, value in score.metrics.items():
-                if name != "all":
-                    finite = value.value if isinstance(value.value, (int, float)) and math.isfinite(value.value) else None
-                    results.append(ProbeResult(judge=str(judge), probe=name, attack_success=finite, log=path))
+        metrics = {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+        # a probe whose games all stayed unparsed has no rate (Inspect leaves unscored samples out)
+        for name in (log.eval.metadata or {}).get("probes") or [m for m in metrics if m != "all"]:
+            value = metrics.get(name)
+            finite = float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+            results.append(ProbeResult(judge=str(judge), probe=name, attack_success=finite, log=path))
     return results
 
 

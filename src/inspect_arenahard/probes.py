@@ -115,15 +115,17 @@ def play_probe() -> Solver:
 
 @metric
 def attack_success() -> Metric:
-    """Each probe's mean score against the baseline (its attack success rate), and ``all``."""
+    """Each probe's mean score against the baseline (its attack success rate), and ``all``;
+    nan for a probe whose games all stayed unparsed."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         by_probe: dict[str, list[float]] = {}
         for s in scores:
+            values = by_probe.setdefault(str((s.score.metadata or {}).get(PROBE)), [])
             value = s.score.value
             if isinstance(value, (int, float)) and math.isfinite(value):
-                by_probe.setdefault(str((s.score.metadata or {}).get(PROBE)), []).append(float(value))
-        rates = {name: sum(v) / len(v) for name, v in sorted(by_probe.items())}
+                values.append(float(value))
+        rates = {name: sum(v) / len(v) if v else float("nan") for name, v in sorted(by_probe.items())}
         every = [v for values in by_probe.values() for v in values]
         return {**rates, "all": sum(every) / len(every) if every else float("nan")}
 
