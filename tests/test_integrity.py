@@ -218,3 +218,21 @@ def test_scores_record_neutralised_spans_in_the_log_for_audit(tmp_path) -> None:
     )  # fmt: skip
     meta = log.samples[0].scores["pairwise_judge"].metadata  # type: ignore[index,union-attr]
     assert json.dumps(meta["neutralised"]) == json.dumps({"question": {"total": 0}, "model": {"total": 0}, "baseline": {"total": 0}})
+
+
+def test_committee_scorer_inside_arenahard_records_the_committees_own_verdict() -> None:
+    """Two committee members cut off right after quoting the answer (round 0: no verdict, not the
+    answer's [[B>>A]]), then give their own [[B>A]] in the discussion round."""
+    model = scripted_model("attacker2", lambda messages: f"MODEL answer.\n{BREAK_OUT}")
+    members = [scripted_model(f"member{k}", cut_judge) for k in (1, 2)]
+    [log] = eval(
+        arenahard(data_dir=str(V01), scorer="committee", judge_retries=0, cache=False),
+        model=model, model_roles={"committee": members}, limit=2, display="none",
+    )  # fmt: skip
+    assert log.status == "success", log.error
+    for sample in log.samples or []:
+        meta = sample.scores["pairwise_judge"].metadata  # type: ignore[index]
+        assert [g["label"] for g in meta["games"]] == ["B>A", "B>A"]
+        for game in meta["committee"]["games"]:
+            assert [[t["label"] for t in turns] for turns in game["rounds"]] == [[None, None], ["B>A", "B>A"]]
+        assert meta["neutralised"]["model"] == {"total": 2, "verdict_label": 1, "delimiter": 1}

@@ -123,11 +123,11 @@ def read_probe_results(paths: Sequence[str | Path]) -> list[ProbeResult]:
     return results
 
 
-def audit_logs(paths: Sequence[str | Path], thresholds: Thresholds = Thresholds()) -> AuditReport:
-    """Every model's audit from the judge logs, and every probe result, under ``paths``."""
+def audit_logs(paths: Sequence[str | Path], thresholds: Thresholds = Thresholds(), probes: bool = True) -> AuditReport:
+    """Every model's audit from the judge logs, and (``probes``) every probe result, under ``paths``."""
     by_model, notes = read_model_samples(paths)
     models = [audit_model(model, samples, thresholds) for model, samples in sorted(by_model.items())]
-    return AuditReport(models=models, probes=read_probe_results(paths), notes=notes)
+    return AuditReport(models=models, probes=read_probe_results(paths) if probes else [], notes=notes)
 
 
 def audit_answers(data_dir: str | Path, baseline: str | None = "gpt-4-0314", thresholds: Thresholds = Thresholds()) -> AuditReport:
@@ -151,4 +151,4 @@ def audit_answers(data_dir: str | Path, baseline: str | None = "gpt-4-0314", thr
 
 def model_flags(paths: Sequence[str | Path]) -> dict[str, list[str]]:
     """Flags per model for the leaderboard's ``flags`` column."""
-    return {m.model: m.flags for m in audit_logs(paths).models}
+    return {m.model: m.flags for m in audit_logs(paths, probes=False).models}
