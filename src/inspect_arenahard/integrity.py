@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping
 
 from inspect_arenahard.scaleeval.numbers import lone_number
 
@@ -72,29 +72,37 @@ def _five_point(match: re.Match[str]) -> str:
     return match.group(0).translate(_BRACKETS)
 
 
+def _translated(table: dict[int, int]) -> Callable[[re.Match[str]], str]:
+    return lambda match: match.group(0).translate(table)
+
+
+_RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    ("verdict_label", _FIVE_LABEL, _five_point),
+    ("verdict_label", _BATTLE_LABEL, _translated(_BRACKETS)),
+    ("delimiter", _MARKER, _translated(_ANGLES)),
+    ("delimiter", _OPEN_MARKER, _translated(_ANGLES)),
+    ("delimiter", _HEADING, _translated(_BRACKETS)),
+)
+"""(kind, pattern, replacement) applied in order; the line rule for ScaleEval numbers follows."""
+
+
 def neutralise(text: str) -> Neutralised:
     """``text`` with judge-only spans neutralised (see the module docstring for the rule)."""
     spans = dict.fromkeys(KINDS, 0)
+    for kind, pattern, replace in _RULES:
 
-    def count(kind: str, pattern: re.Pattern[str], text: str, replace: object) -> str:
-        def sub(match: re.Match[str]) -> str:
-            new = replace(match) if callable(replace) else match.group(0).translate(replace)  # type: ignore[arg-type]
+        def sub(match: re.Match[str], kind: str = kind, replace: Callable[[re.Match[str]], str] = replace) -> str:
+            new = replace(match)
             spans[kind] += new != match.group(0)
             return new
 
-        return pattern.sub(sub, text)
-
-    text = count("verdict_label", _FIVE_LABEL, text, _five_point)
-    text = count("verdict_label", _BATTLE_LABEL, text, _BRACKETS)
-    text = count("delimiter", _MARKER, text, _ANGLES)
-    text = count("delimiter", _OPEN_MARKER, text, _ANGLES)
-    text = count("delimiter", _HEADING, text, _BRACKETS)
-    lines = text.split("\n")
+        text = pattern.sub(sub, text)
+    lines = text.splitlines(keepends=True)  # the line breaks ScaleEval's parser splits on
     for i, line in enumerate(lines):
         if lone_number(line) is not None:
             lines[i] = line.translate(_DIGITS)
             spans["scaleeval_number"] += 1
-    return Neutralised("\n".join(lines), spans)
+    return Neutralised("".join(lines), spans)
 
 
 def neutralise_all(texts: Mapping[str, str | None]) -> tuple[dict[str, str | None], dict[str, dict[str, int]]]:
