@@ -112,14 +112,17 @@ def read_probe_results(paths: Sequence[str | Path]) -> list[ProbeResult]:
             continue
         if log.eval.task.split("/")[-1] != PROBE_TASK or log.results is None:
             continue
-        roles = log.eval.model_roles or {}
-        judge = roles["judge"].model if "judge" in roles else str((log.eval.task_args or {}).get("judge"))
+        bound: Any = (log.eval.model_roles or {}).get("judge")
+        if isinstance(bound, list):  # an ensemble
+            judge = ",".join(str(m.model) for m in bound)
+        else:
+            judge = str(bound.model) if bound is not None else str((log.eval.task_args or {}).get("judge") or "default judge")
         metrics = {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
         # a probe whose games all stayed unparsed has no rate (Inspect leaves unscored samples out)
         for name in (log.eval.metadata or {}).get("probes") or [m for m in metrics if m != "all"]:
             value = metrics.get(name)
             finite = float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
-            results.append(ProbeResult(judge=str(judge), probe=name, attack_success=finite, log=path))
+            results.append(ProbeResult(judge=judge, probe=name, attack_success=finite, log=path))
     return results
 
 
