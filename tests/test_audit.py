@@ -176,3 +176,19 @@ def test_logs_audit_and_leaderboard_flags(tmp_path: Path, capsys: pytest.Capture
     assert "null-model" in records["mockllm/nullmodel"] and records["gpt-4o"] == []
     rows = {r["model"]: r["flags"] for r in csv.DictReader(lb_csv.open())}
     assert "null-model" in rows["mockllm/nullmodel"].split(";") and rows["gpt-4o"] == ""
+
+
+def test_real_answers_given_to_the_wrong_prompts_ignore_the_prompt(real: dict[str, list[Sample]]) -> None:
+    samples = real["gpt-4-0613"]
+    shifted = [Sample(s.prompt, samples[(k + 1) % len(samples)].answer, s.baseline) for k, s in enumerate(samples)]
+    audit = audit_model("shifted", shifted)
+    assert audit.flags == ["ignores-prompt"] and audit.off_prompt_share > 0.9
+    assert audit.constant_share == audit_model("real", samples).constant_share  # same answers, same spread
+
+
+def test_empty_and_truncated_answers(real: dict[str, list[Sample]]) -> None:
+    samples = real["claude-3-opus-20240229"][:100]
+    broken = [Sample(s.prompt, "" if k % 10 == 0 else s.answer, s.baseline, truncated=k % 10 == 1) for k, s in enumerate(samples)]
+    audit = audit_model("broken", broken)
+    assert audit.flags == ["empty-or-truncated"]
+    assert (audit.empty_share, audit.truncated_share) == (0.1, 0.1)
