@@ -30,7 +30,7 @@ def test_bare_name_is_registered_by_the_entry_point() -> None:
     from inspect_ai._util.registry import registry_lookup
 
     ensure_entry_points()
-    for bare in ("arenahard", "arenahard_annotate", "scaleeval", "autoarena_questions", "autoarena_battle"):
+    for bare in ("arenahard", "arenahard_annotate", "scaleeval", "autoarena_questions", "autoarena_battle", "arenahard_probes"):
         assert registry_lookup("task", bare) is not None, bare
         assert registry_lookup("task", f"inspect_arenahard/{bare}") is not None, bare
     assert registry_lookup("task", "inspect_arenahard/arenahard") is not None

@@ -19,11 +19,14 @@ from inspect_arenahard.arena.examiner import autoarena_questions
 from inspect_arenahard.committee import committee_agreement  # noqa: F401  (registers the metric)
 from inspect_arenahard.curate.annotate import arenahard_annotate
 from inspect_arenahard.judges import pairwise_judge  # noqa: F401  (registers the scorer)
+from inspect_arenahard.probes import arenahard_probes
 from inspect_arenahard.scaleeval.task import scaleeval
 from inspect_arenahard.solve import answer_with_baseline  # noqa: F401
 from inspect_arenahard.task import arenahard
 
-BARE_TASKS: list[Callable[..., Task]] = [arenahard, arenahard_annotate, scaleeval, autoarena_questions, autoarena_battle]
+BARE_TASKS: list[Callable[..., Task]] = [
+    arenahard, arenahard_annotate, scaleeval, autoarena_questions, autoarena_battle, arenahard_probes,
+]
 
 
 def register_bare_alias(task_fn: Callable[..., Task]) -> None:

@@ -39,6 +39,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Metric, SampleScore, Scorer, metric
 from inspect_ai.util import collect
 
+from inspect_arenahard.integrity import neutralise
 from inspect_arenahard.judges import Game, Matchup, ask_verdict, pairwise_judge
 from inspect_arenahard.stats.agreement import judge_agreement
 from inspect_arenahard.templates import config, template
@@ -265,9 +266,13 @@ def discussion(labels: LabelSet) -> FollowUp:
     """Auto-Arena's discussion turn: the judge's own conversation plus the other judges' replies."""
 
     def follow_up(seat: int, history: list[list[Turn]]) -> list[ChatMessage]:
+        # peers' replies quote answers and carry the peers' own labels: neutralised, so this
+        # judge's reply can only parse to the label it writes (peers' verdicts are listed plainly)
         last = history[-1]
         peers = "\n\n".join(
-            template("committee_peer").format(number=other + 1, response=t.reasoning, verdict=t.label or "no verdict")
+            template("committee_peer").format(
+                number=other + 1, response=neutralise(t.reasoning).text, verdict=t.label or "no verdict"
+            )
             for other, t in enumerate(last)
             if other != seat
         )

@@ -3,15 +3,18 @@
 Game 1 puts the baseline in position A and the model in B; game 2 swaps them. Games of all
 judges bound to the ``judge`` role (a list is an ensemble) run concurrently. A judge whose reply
 has no single verdict label is asked, in the same conversation, to finish with one (``retries``
-times); a game that stays unparsed is recorded as unparsed — never as a tie.
+times); a game that stays unparsed is recorded as unparsed — never as a tie. Answers reach the
+judge only through :func:`inspect_arenahard.integrity.neutralise`, so the only label the parser can find is one the judge wrote itself.
 
 Score contract (read by :mod:`inspect_arenahard.logs`; keep it small):
 
 * ``value``: the model's Arena-Hard points against the baseline over all parsed games (win 1,
   tie 0.5, loss 0; strong verdicts weigh ``strong_weight``), or unscored when none parsed.
 * ``metadata``: ``model``, ``baseline``, ``category``, ``strong_weight``, ``games`` (one dict
-  per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``) and
-  ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.style`).
+  per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``),
+  ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.style`) and
+  ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
+  ``reference`` — the spans :mod:`inspect_arenahard.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
 
 With ``committee_rounds`` set, each game is decided by a committee discussion instead
@@ -38,6 +41,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
+from inspect_arenahard.integrity import neutralise_all
 from inspect_arenahard.solve import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
 from inspect_arenahard.style import style_features
 from inspect_arenahard.templates import template
@@ -233,7 +237,15 @@ def pairwise_judge(
         model_answer = state.output.completion
         category = state.metadata.get("category")
         system = template(by_category.get(category or "", template_name))
-        matchup = Matchup(system, state.input_text, model_answer, baseline_answer, state.metadata.get(REFERENCE_ANSWER))
+        shown, neutralised = neutralise_all(
+            {
+                "question": state.input_text,
+                "model": model_answer,
+                "baseline": baseline_answer,
+                "reference": state.metadata.get(REFERENCE_ANSWER),
+            }
+        )
+        matchup = Matchup(system, shown["question"] or "", shown["model"] or "", shown["baseline"] or "", shown["reference"])
         committee: dict[str, Any] = {}
         if committee_rounds is None:
             games: list[Game] = await collect(
@@ -257,6 +269,7 @@ def pairwise_judge(
                 "model": style_features(model_answer, token_encoding),
                 "baseline": style_features(baseline_answer, token_encoding),
             },
+            "neutralised": neutralised,
             **committee,
         }
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)

@@ -4,7 +4,8 @@ Records are ``{model, score, lower, upper, n, avg_tokens, excluded}`` (percent a
 baseline); when several tables are written together each record starts with its ``category``
 (``"all"`` for the pooled table). Style-controlled records add ``style_control`` (the features)
 and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odds per SD with its
-CI), so a style-controlled table can never pass for a plain one.
+CI), so a style-controlled table can never pass for a plain one. With ``flags`` (``arenahard
+audit``'s per-model flags) every record and table row also carries the model's ``flags``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,11 @@ POOLED = "all"
 """Category label of the table that pools every category."""
 
 
-def records(tables: Sequence[Leaderboard], coefficients: bool = False) -> list[dict[str, Any]]:
+Flags = Mapping[str, list[str]]
+"""Model → ``arenahard audit`` flags (a model missing from the mapping has none)."""
+
+
+def records(tables: Sequence[Leaderboard], flags: Flags | None = None, coefficients: bool = False) -> list[dict[str, Any]]:
     """Rows of all tables as flat records; non-finite numbers become None (valid JSON).
 
     ``coefficients`` adds each style-controlled record's ``style_coefficients`` (nested: JSON only).
@@ -34,6 +39,8 @@ def records(tables: Sequence[Leaderboard], coefficients: bool = False) -> list[d
         style = _style_fields(table, coefficients)
         for row in table.rows:
             record = {k: _finite(v) for k, v in row.record().items()} | style
+            if flags is not None:
+                record["flags"] = list(flags.get(row.model, []))
             out.append({"category": table.category or POOLED, **record} if len(tables) > 1 else record)
     return out
 
@@ -58,12 +65,12 @@ def style_label(table: Leaderboard) -> str | None:
     return f"style-controlled ({', '.join(c.name for c in table.style)}; {table.style_anchor} anchor)"
 
 
-def write_json(path: str | Path, tables: Sequence[Leaderboard]) -> None:
-    Path(path).write_text(json.dumps(records(tables, coefficients=True), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+def write_json(path: str | Path, tables: Sequence[Leaderboard], flags: Flags | None = None) -> None:
+    Path(path).write_text(json.dumps(records(tables, flags, coefficients=True), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def write_csv(path: str | Path, tables: Sequence[Leaderboard]) -> None:
-    rows = records(tables)
+def write_csv(path: str | Path, tables: Sequence[Leaderboard], flags: Flags | None = None) -> None:
+    rows = [{k: ";".join(v) if k == "flags" else v for k, v in r.items()} for r in records(tables, flags)]
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
         fields = list(dict.fromkeys(k for row in rows for k in row)) or ["model"]  # plain and styled tables together
         writer = csv.DictWriter(handle, fieldnames=fields)
@@ -71,7 +78,7 @@ def write_csv(path: str | Path, tables: Sequence[Leaderboard]) -> None:
         writer.writerows(rows)
 
 
-def format_table(table: Leaderboard) -> str:
+def format_table(table: Leaderboard, flags: Flags | None = None) -> str:
     """One table with its heading, style coefficients and notes."""
     pct = f"{table.ci * 100:g}%"
     heading = [
@@ -96,12 +103,15 @@ def format_table(table: Leaderboard) -> str:
             "-" if row.avg_tokens is None else f"{row.avg_tokens:.0f}",
             str(row.excluded),
         )
+        + ((",".join(flags.get(row.model, [])) or "-",) if flags is not None else ())
         for rank, row in enumerate(table.rows, 1)
     ]
+    if flags is not None:
+        header += ("flags",)
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     lines = [" | ".join(heading)]
     for cells in [header, *body]:
-        lines.append("  ".join(c.ljust(w) if i == 1 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))))
+        lines.append("  ".join(c.ljust(w) if i in (1, 8) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
     if table.style:
         coefs = ", ".join(f"{c.name} {c.value:+.3f} [{c.lower:+.3f}, {c.upper:+.3f}]" for c in table.style)
         lines.append(f"style coefficients (log-odds per SD, {pct} CI): {coefs}")
@@ -121,8 +131,8 @@ def format_table(table: Leaderboard) -> str:
     return "\n".join(lines)
 
 
-def format_report(tables: Sequence[Leaderboard]) -> str:
-    return "\n\n".join(format_table(t) for t in tables)
+def format_report(tables: Sequence[Leaderboard], flags: Flags | None = None) -> str:
+    return "\n\n".join(format_table(t, flags) for t in tables)
 
 
 def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:

@@ -169,25 +169,40 @@ def arenahard(
         questions = [q for q in questions if q.category in wanted]
 
     samples = build_samples(questions, cfg, folder, baseline, live_baseline, _reference_answers(reference, folder))
-    judge_cfg = cfg["judge"]
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-{version}"),
         solver=answer_with_baseline(),
         scorer=pairwise_judge(
-            default_judge=judge or judge_cfg["model"],
-            template_name=judge_cfg["template"],
-            template_by_category=judge_cfg.get("template_by_category"),
-            temperature=judge_cfg["temperature"] if judge_temperature is None else judge_temperature,
-            max_tokens=judge_max_tokens or judge_cfg["max_tokens"],
-            retries=judge_retries,
-            single_brackets=judge_cfg.get("single_brackets", False),
-            strong_weight=cfg["strong_weight"] if strong_weight is None else strong_weight,
-            cache=CachePolicy(expiry=None) if cache else False,
-            token_encoding=cfg.get("token_encoding", "cl100k_base"),
+            **judge_settings(cfg, judge, judge_max_tokens, judge_temperature, judge_retries, strong_weight, cache),
             committee_rounds=committee_rounds if scorer == "committee" else None,
         ),
         metrics=[mean(), stderr(), committee_agreement()] if scorer == "committee" else None,
         metadata={"arenahard_version": version, "method": cfg.get("method", "bt")},
+    )
+
+
+def judge_settings(
+    cfg: dict[str, Any],
+    judge: str | None,
+    max_tokens: int | None,
+    temperature: float | None,
+    retries: int,
+    strong_weight: float | None,
+    cache: bool,
+) -> dict[str, Any]:
+    """``pairwise_judge`` arguments from a version's configuration and the task's overrides."""
+    judge_cfg = cfg["judge"]
+    return dict(
+        default_judge=judge or judge_cfg["model"],
+        template_name=judge_cfg["template"],
+        template_by_category=judge_cfg.get("template_by_category"),
+        temperature=judge_cfg["temperature"] if temperature is None else temperature,
+        max_tokens=max_tokens or judge_cfg["max_tokens"],
+        retries=retries,
+        single_brackets=judge_cfg.get("single_brackets", False),
+        strong_weight=cfg["strong_weight"] if strong_weight is None else strong_weight,
+        cache=CachePolicy(expiry=None) if cache else False,
+        token_encoding=cfg.get("token_encoding", "cl100k_base"),
     )
 
 

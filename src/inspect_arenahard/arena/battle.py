@@ -46,6 +46,7 @@ from inspect_arenahard.arena.domains import Domain, action_group, domain, parse_
 from inspect_arenahard.arena.protocol import PROTOCOL, Speaker, Step, TurnText, apply_rules, generation_order, unseen
 from inspect_arenahard.arena.questions import load_questions, select_questions
 from inspect_arenahard.committee import COMMITTEE, committee_agreement, committee_verdicts, role_models
+from inspect_arenahard.integrity import neutralise
 from inspect_arenahard.solve import REFERENCE_ANSWER, role_bound
 from inspect_arenahard.templates import template
 from inspect_arenahard.verdicts import Position, outcome_for
@@ -174,15 +175,26 @@ def peer_battle(seed: int = 0, encoding: str | None = None, max_tokens: int | No
 
 
 def judge_prompt(question: str, turns: Sequence[dict[str, Any]], reference: str | None) -> str:
-    """The committee's user turn: the question, an optional reference, and the visible turns."""
+    """The committee's user turn: the question, an optional reference, and the visible turns,
+    each neutralised (:mod:`inspect_arenahard.integrity`) so no turn can end the transcript or
+    show a verdict the committee's parser would read."""
     transcript = "\n\n".join(
         template("autoarena_judge_turn").format(
-            round=t["round"], speaker=t["speaker"], actions=", ".join(t["actions"]), text=t["visible"]
+            round=t["round"], speaker=t["speaker"], actions=", ".join(t["actions"]), text=neutralise(t["visible"]).text
         )
         for t in turns
     )
-    block = f"\n{template('autoarena_judge_reference').format(reference=reference)}\n" if reference else ""
-    return template("autoarena_judge_user").format(question=question, reference=block, transcript=transcript)
+    block = f"\n{template('autoarena_judge_reference').format(reference=neutralise(reference).text)}\n" if reference else ""
+    return template("autoarena_judge_user").format(question=neutralise(question).text, reference=block, transcript=transcript)
+
+
+def neutralised_spans(question: str, turns: Sequence[dict[str, Any]], reference: str | None) -> dict[str, dict[str, int]]:
+    """What :func:`judge_prompt` neutralised: per side (``A``, ``B``: all its turns), question
+    and reference."""
+    texts = {"question": question, "reference": reference or ""}
+    for side in ("A", "B"):
+        texts[side] = "\n\n".join(t["visible"] for t in turns if t["speaker"] == side)
+    return {name: neutralise(text).record() for name, text in texts.items()}
 
 
 @scorer(metrics=[mean(), stderr()])
@@ -222,6 +234,7 @@ def autoarena_committee(
                 "unanimous_before": result.unanimous_before,
                 "unanimous_after": result.unanimous_after,
             },
+            "neutralised": neutralised_spans(state.input_text, turns, state.metadata.get(REFERENCE_ANSWER)),
             BATTLE: {
                 "positions": battle["positions"],
                 "reference_model": battle["reference_model"],

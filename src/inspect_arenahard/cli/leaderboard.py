@@ -41,6 +41,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the rows as JSON records")
     parser.add_argument("--csv", type=Path, metavar="FILE", help="write the rows as CSV")
     parser.add_argument("--plot", type=Path, metavar="PNG", help="write a forest plot of scores and CIs")
+    parser.add_argument("--no-audit", action="store_true", help="skip the flags column (arenahard audit's checks read every answer)")
     parser.set_defaults(func=run)
 
 
@@ -71,14 +72,24 @@ def run(args: argparse.Namespace) -> int:
         battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci,
         unparsed=args.unparsed, style_anchor=args.style_anchor,
     )  # fmt: skip
-    print(format_report(tables))
+    flags = _audit_flags(args)
+    print(format_report(tables, flags))
     if args.json:
-        write_json(args.json, tables)
+        write_json(args.json, tables, flags)
     if args.csv:
-        write_csv(args.csv, tables)
+        write_csv(args.csv, tables, flags)
     if args.plot:
         plot_forest(args.plot, tables)
     return 0
+
+
+def _audit_flags(args: argparse.Namespace) -> dict[str, list[str]] | None:
+    """``arenahard audit`` flags per model for the ``flags`` column (logs only; lazy import)."""
+    if not args.logs or args.no_audit:
+        return None
+    from inspect_arenahard.audit import model_flags
+
+    return model_flags(args.logs)
 
 
 def _load(args: argparse.Namespace) -> Battles:

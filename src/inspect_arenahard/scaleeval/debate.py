@@ -10,43 +10,16 @@ the committee: each discussion turn is a new conversation holding the whole deba
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Sequence
 
 from inspect_ai.model import CachePolicy, ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model
 
 from inspect_arenahard.committee import CommitteeResult, LabelSet, Turn, deliberate
+from inspect_arenahard.integrity import neutralise
 from inspect_arenahard.judges import Reply, ask_verdict
+from inspect_arenahard.scaleeval.numbers import parse_number
 from inspect_arenahard.templates import template
-
-_PREFIX = re.compile(r"^(?:final\s+)?(?:answer|verdict|choice|decision|option)\s*[:=\-]?\s*", re.IGNORECASE)
-_DECORATION = "\"'`*_.:()[] \t"
-
-
-def _lone_number(line: str) -> str | None:
-    """``1``, ``2`` or ``0`` when the line is only that number (quotes, bold, brackets, a
-    trailing period or an ``Answer:`` prefix allowed)."""
-    core = _PREFIX.sub("", line.strip().strip(_DECORATION)).strip(_DECORATION)
-    return core if core in ("0", "1", "2") else None
-
-
-def parse_number(text: str) -> str | None:
-    """The verdict of a ScaleEval reply, which ends with the number repeated on its own line.
-
-    The last non-blank line decides when it is a lone number. Otherwise the lone-number lines
-    decide if they all agree (a reply that adds a remark after its verdict); different lone
-    numbers, or none at all, give no verdict. Numbers inside sentences never count.
-    """
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
-        return None
-    last = _lone_number(lines[-1])
-    if last is not None:
-        return last
-    found = {n for n in map(_lone_number, lines) if n is not None}
-    return found.pop() if len(found) == 1 else None
-
 
 NUMBERS = LabelSet(
     name="scaleeval",
@@ -69,12 +42,16 @@ class Presented:
     criteria: str
 
     def fields(self) -> dict[str, str]:
-        return {
-            "question": self.question,
-            "submission_1": self.submission_1,
-            "submission_2": self.submission_2,
-            "criteria": self.criteria,
-        }
+        """Prompt fields; question and submissions neutralised (:mod:`inspect_arenahard.integrity`)."""
+        return {**{k: neutralise(v).text for k, v in self.texts().items()}, "criteria": self.criteria}
+
+    def texts(self) -> dict[str, str]:
+        """The texts a submitter controls, as stored."""
+        return {"question": self.question, "submission_1": self.submission_1, "submission_2": self.submission_2}
+
+    def neutralised(self) -> dict[str, dict[str, int]]:
+        """Spans neutralised per text, for the item's score metadata."""
+        return {k: neutralise(v).record() for k, v in self.texts().items()}
 
 
 def initial_messages(item: Presented) -> list[ChatMessage]:
@@ -84,14 +61,16 @@ def initial_messages(item: Presented) -> list[ChatMessage]:
 
 
 def evaluations(history: Sequence[Sequence[Turn]]) -> str:
-    """Every speaker's initial evaluation, then every discussion round, as the paper lays out."""
+    """Every speaker's initial evaluation, then every discussion round, as the paper lays out.
+
+    Replies are neutralised: a speaker echoing the debate cannot end on another's lone number."""
     entries = [
-        template("scaleeval_initial_entry").format(speaker=seat, evaluation=turn.reasoning)
+        template("scaleeval_initial_entry").format(speaker=seat, evaluation=neutralise(turn.reasoning).text)
         for seat, turn in enumerate(history[0], start=1)
     ]
     for r, turns in enumerate(history[1:], start=1):
         entries += [
-            template("scaleeval_discussion_entry").format(speaker=seat, round=r, discussion=turn.reasoning)
+            template("scaleeval_discussion_entry").format(speaker=seat, round=r, discussion=neutralise(turn.reasoning).text)
             for seat, turn in enumerate(turns, start=1)
         ]
     return "\n\n".join(entries)

@@ -247,6 +247,7 @@ def scaleeval_debate(
     async def score(state: TaskState, target: Target) -> Score:
         result = await debate(role_models(DEBATERS, "speakers"), presented(state, GENERAL), max_rounds, config, retries, cache)
         record = item_record(state.metadata, result, max_rounds)
+        record["neutralised"] = presented(state, GENERAL).neutralised()
         label = record["debate"]["label"]
         return Score(
             value=1.0 if result.unanimous_after else 0.0,

@@ -1,0 +1,63 @@
+"""``arenahard audit`` on judge logs: 16 logs × 500 samples (the 16 real v0.1 answer sets, one log
+each, built as in ``bench_logs.py``), split into reading the samples (raw JSON from the ``.eval``
+archives) and the checks (:mod:`inspect_arenahard.stats.gaming`), against the slow reference for
+the reading part (Inspect's typed ``read_eval_log``).
+
+    python benchmarks/bench_audit.py [--logs 16] [--keep DIR]
+
+This is also the extra cost of the flags column of ``arenahard leaderboard`` (``--no-audit``
+skips it). Prints wall times per 500-answer model and the flags found (none expected).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from inspect_ai.log import read_eval_log
+
+from inspect_arenahard.audit import read_model_samples
+from inspect_arenahard.stats.gaming import audit_model
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_logs import build_logs  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--logs", type=int, default=16)
+    parser.add_argument("--keep", type=Path, default=None, help="reuse/keep logs in this folder")
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-audit-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    if len(list(folder.glob("*.eval"))) < args.logs:
+        build_logs(folder, args.logs)
+
+    t = time.perf_counter()
+    by_model, _ = read_model_samples([folder])
+    reading = time.perf_counter() - t
+    t = time.perf_counter()
+    audits = [audit_model(model, samples) for model, samples in sorted(by_model.items())]
+    checks = time.perf_counter() - t
+    n = len(audits)
+    print(f"audit of {n} models × {sum(a.n for a in audits) // max(n, 1)} samples: reading {reading:.1f}s, "
+          f"checks {checks:.1f}s → {(reading + checks) / n:.2f}s per model")  # fmt: skip
+    print("flags:", {a.model: a.flags for a in audits if a.flags} or "none")
+
+    reference = sorted(folder.glob("*.eval"))[:3]
+    t = time.perf_counter()
+    for path in reference:
+        read_eval_log(str(path))
+    per_log = (time.perf_counter() - t) / len(reference)
+    print(f"reference reading (full read_eval_log): {per_log:.2f}s per log vs ours {reading / n:.2f}s "
+          f"({per_log * n / reading:.1f}× slower)")  # fmt: skip
+    if args.keep is None:
+        shutil.rmtree(folder)
+
+
+if __name__ == "__main__":
+    main()
