@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,30 +21,35 @@ POOLED = "all"
 """Category label of the table that pools every category."""
 
 
-def records(tables: Sequence[Leaderboard]) -> list[dict[str, Any]]:
-    """Rows of all tables as flat records; non-finite numbers become None (valid JSON)."""
+def records(tables: Sequence[Leaderboard], extra: Mapping[str, Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Rows of all tables as flat records; non-finite numbers become None (valid JSON).
+
+    ``extra`` adds columns per model (e.g. cost), merged after the leaderboard's own."""
     out = []
     for table in tables:
         for row in table.rows:
             record = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.record().items()}
+            record |= (extra or {}).get(row.model, {})
             out.append({"category": table.category or POOLED, **record} if len(tables) > 1 else record)
     return out
 
 
-def write_json(path: str | Path, tables: Sequence[Leaderboard]) -> None:
-    Path(path).write_text(json.dumps(records(tables), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+def write_json(path: str | Path, tables: Sequence[Leaderboard], extra: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    Path(path).write_text(json.dumps(records(tables, extra), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def write_csv(path: str | Path, tables: Sequence[Leaderboard]) -> None:
-    rows = records(tables)
+def write_csv(path: str | Path, tables: Sequence[Leaderboard], extra: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    rows = records(tables, extra)
+    fields = list(dict.fromkeys(k for row in rows for k in row))  # extra columns may differ per model
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["model"])
+        writer = csv.DictWriter(handle, fieldnames=fields or ["model"])
         writer.writeheader()
         writer.writerows(rows)
 
 
-def format_table(table: Leaderboard) -> str:
-    """One table with its heading, style coefficients and notes."""
+def format_table(table: Leaderboard, columns: Mapping[str, Mapping[str, str]] | None = None) -> str:
+    """One table with its heading, style coefficients and notes; ``columns`` adds text columns
+    (name → model → cell, e.g. ``--cost``)."""
     pct = f"{table.ci * 100:g}%"
     heading = [
         f"category: {table.category or POOLED}",
@@ -54,7 +59,8 @@ def format_table(table: Leaderboard) -> str:
     ]
     if table.judges:
         heading.append(f"judge{'s pooled' if len(table.judges) > 1 else ''}: {', '.join(table.judges)}")
-    header = ("rank", "model", "score", "lower", "upper", "n", "avg tokens", "excluded")
+    columns = columns or {}
+    header = ("rank", "model", "score", "lower", "upper", "n", "avg tokens", "excluded", *columns)
     body = [
         (
             str(rank),
@@ -65,6 +71,7 @@ def format_table(table: Leaderboard) -> str:
             str(row.n),
             "-" if row.avg_tokens is None else f"{row.avg_tokens:.0f}",
             str(row.excluded),
+            *(cells.get(row.model, "-") for cells in columns.values()),
         )
         for rank, row in enumerate(table.rows, 1)
     ]
@@ -87,8 +94,8 @@ def format_table(table: Leaderboard) -> str:
     return "\n".join(lines)
 
 
-def format_report(tables: Sequence[Leaderboard]) -> str:
-    return "\n\n".join(format_table(t) for t in tables)
+def format_report(tables: Sequence[Leaderboard], columns: Mapping[str, Mapping[str, str]] | None = None) -> str:
+    return "\n\n".join(format_table(t, columns) for t in tables)
 
 
 def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from inspect_arenahard.costs import CostReport, format_cost, format_costs, log_costs, read_prices
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
 from inspect_arenahard.stats.leaderboard import METHODS, leaderboards
@@ -40,7 +41,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the rows as JSON records")
     parser.add_argument("--csv", type=Path, metavar="FILE", help="write the rows as CSV")
     parser.add_argument("--plot", type=Path, metavar="PNG", help="write a forest plot of scores and CIs")
+    add_cost_arguments(parser)
     parser.set_defaults(func=run)
+
+
+def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
+    """--cost and --prices: calls, tokens and dollars per role from the logs' model events."""
+    parser.add_argument("--cost", action="store_true", help="add cost columns (calls, tokens, $ per role; cached calls apart) to the table, JSON and CSV")
+    parser.add_argument("--prices", type=Path, metavar="FILE", help="price table for calls Inspect recorded no cost for: YAML/JSON {model: {input: $/M, output: $/M}} (default: built-in list prices)")
 
 
 def add_ranking_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
@@ -64,14 +72,28 @@ def run(args: argparse.Namespace) -> int:
     tables = leaderboards(
         battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci
     )
-    print(format_report(tables))
+    costs = _costs(args)
+    extra = {m: costs.record(m) for m in costs.per_model()} if costs else None
+    columns = {"cost": {m: format_cost(costs.total_for(m)) for m in costs.per_model()}} if costs else None
+    print(format_report(tables, columns))
+    if costs:
+        print("\n" + format_costs(costs))
     if args.json:
-        write_json(args.json, tables)
+        write_json(args.json, tables, extra)
     if args.csv:
-        write_csv(args.csv, tables)
+        write_csv(args.csv, tables, extra)
     if args.plot:
         plot_forest(args.plot, tables)
     return 0
+
+
+def _costs(args: argparse.Namespace) -> CostReport | None:
+    """Usage per role of the runs ranked, with --cost."""
+    if not args.cost:
+        return None
+    if not args.logs:
+        raise ValueError("--cost reads the logs' usage records; it does not apply to --battles")
+    return log_costs(args.logs, read_prices(args.prices) if args.prices else None)
 
 
 def _load(args: argparse.Namespace) -> Battles:
