@@ -42,6 +42,7 @@ def list_logs(path: str | Path) -> list[str]:
             return [str(local)]
         raise FileNotFoundError(f"no such log file or folder: {local}")
     fs, root = _filesystem(text)
+    fs.invalidate_cache()  # other machines may have written logs since this process last listed
     if fs.isfile(root):
         return [text]
     if not fs.isdir(root):
