@@ -15,7 +15,7 @@ so a notebook never re-parses logs::
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,9 +55,16 @@ def _read(logs: LogPaths | None) -> tuple[list[dict[str, Any]], list[str]]:
 
 def games_df(logs: LogPaths | None = None, strong_weight: float = STRONG_WEIGHT) -> pd.DataFrame:
     """One row per judged game of the arenahard judge logs under ``logs`` (default: ``INSPECT_LOG_DIR``)."""
+    games, notes = _read(logs)
+    frame = games_frame(games, strong_weight)
+    frame.attrs["notes"] = notes
+    return frame
+
+
+def games_frame(games: Sequence[Mapping[str, Any]], strong_weight: float = STRONG_WEIGHT) -> pd.DataFrame:
+    """``games_df`` of game records already read (the log reader's contract)."""
     import pandas as pd
 
-    games, notes = _read(logs)
     rows = []
     for g in games:
         parsed = bool(g["parsed"]) and g["label"] is not None
@@ -70,9 +77,7 @@ def games_df(logs: LogPaths | None = None, strong_weight: float = STRONG_WEIGHT)
                 *_style(style.get("model")), *_style(style.get("baseline")),
             )
         )  # fmt: skip
-    frame = pd.DataFrame(rows, columns=list(GAME_COLUMNS))
-    frame.attrs["notes"] = notes
-    return frame
+    return pd.DataFrame(rows, columns=list(GAME_COLUMNS))
 
 
 def _style(features: Any) -> tuple[float, ...]:

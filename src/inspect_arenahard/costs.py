@@ -272,7 +272,12 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
         with open_archive(path) as archive:
             for name in archive.namelist():
                 if name.startswith("samples/") and name.endswith(".json"):
-                    for event in _loads(archive.read(name)).get("events") or []:
+                    raw = archive.read(name)
+                    try:
+                        sample = _loads(raw)
+                    except ValueError:  # NaN scores (unscored samples) are valid to Python's parser only
+                        sample = json.loads(raw)
+                    for event in sample.get("events") or []:
                         if event.get("event") == "model":
                             yield event
         return

@@ -122,9 +122,7 @@ def _benchmark_from_logs(args: argparse.Namespace) -> refs.ScoreTable:
     if table.unranked:
         print(f"models without any parsed game, not ranked: {', '.join(f'{m} ({n} unparsed)' for m, n in table.unranked.items())}")
     source = ", ".join([*args.logs, *([args.games] if args.games else [])])
-    return refs.ScoreTable(source, {r.model: refs.ModelEntry(r.model, r.score, r.lower, r.upper,
-                                                             samples=table.bootstrap.get(r.model), ci=table.ci)
-                                    for r in table.rows})
+    return refs.leaderboard_scores(source, table)
 
 
 def run_metrics(args: argparse.Namespace) -> int:
