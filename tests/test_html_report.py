@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -113,3 +114,18 @@ def test_flags_column_appears_when_records_carry_flags(imported: Path, tmp_path:
     assert main(["report", str(imported), "--html", str(tmp_path / "site"), "--rounds", "5"]) == 0
     html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "<th>flags</th>" in html and "<td>contaminated</td>" in html
+
+
+def test_quality_section_matches_the_metrics_command(imported: Path, tmp_path: Path) -> None:
+    reference = shared("human_reference", "chatbot_arena_leaderboards_csv", "chatbot_arena_20240904_full.csv")
+    names = tmp_path / "names.json"
+    names.write_text('{"gpt-4o": "gpt-4o-2024-05-13", "gpt-4o-mini": "gpt-4o-mini-2024-07-18", '
+                     '"Meta-Llama-3.1-8B-Instruct": "llama-3.1-8b-instruct"}', encoding="utf-8")  # fmt: skip
+    common = ["--reference", str(reference), "--map", str(names), "--rounds", "20"]
+    assert main(["metrics", str(imported), *common, "--json", str(tmp_path / "m.json")]) == 0
+    expected = json.loads((tmp_path / "m.json").read_text())["metrics"]
+    assert main(["report", str(imported), "--html", str(tmp_path / "site"), *common]) == 0
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert f"{expected['n_models']} models matched" in html
+    for name in ("spearman", "kendall_tau", "separability", "brier"):
+        assert re.search(rf"<td>{name.replace('_', ' ')}</td><td data-v=\"{expected[name]!r}\">", html), name

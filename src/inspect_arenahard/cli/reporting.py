@@ -15,6 +15,7 @@ EXAMPLES = """examples:
 
 
 def register(subparsers: Any) -> None:
+    from inspect_arenahard.cli.leaderboard import add_ranking_arguments
     from inspect_arenahard.cli.metrics import confidence
 
     parser = subparsers.add_parser(
@@ -30,17 +31,13 @@ def register(subparsers: Any) -> None:
     add("logs", nargs="+", metavar="LOG", help="Inspect log files or folders (local or s3://…) of arenahard runs")
     add("--html", type=Path, required=True, metavar="OUT", help="folder to write index.html into")
     add("--baseline", help="anchor model (default: the baseline the judge records name)")
-    add("--judge", action="append", metavar="MODEL", help="use only this judge (repeat to pool several; default: all pooled)")
-    add("--method", choices=("bt", "mean"), default="bt", help="bt: Bradley–Terry (v0.1, default); mean: mean battle score (v2.0)")
-    add("--style-control", default="length,markdown", metavar="FEATURES", help="features of the style-controlled board (default length,markdown)")
-    add("--rounds", type=int, default=100, help="bootstrap rounds (default 100)")
-    add("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    add_ranking_arguments(parser)  # --style-control: features of the style-controlled board (default length,markdown)
     add("--ci", type=confidence, default=0.95, help="confidence level, 0.95 or 95 (default 0.95)")
     add("--strong-weight", type=float, default=STRONG_WEIGHT, help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT})")
     add("--reference", type=Path, metavar="FILE", help="reference scores (leaderboard CSV or bootstrap JSONL) for benchmark quality")
     add("--map", type=Path, metavar="FILE", help="JSON object of model-name aliases for --reference")
-    add("--prices", type=Path, metavar="FILE", help="price table for calls without a recorded cost: YAML/JSON {model: {input: $/M, output: $/M}}")
     add("--delta", type=float, default=2.0, help="score difference for the power section, in points (default 2)")
+    add("--prices", type=Path, metavar="FILE", help="price table for calls without a recorded cost (as for leaderboard --cost)")
     parser.set_defaults(func=run)
 
 
@@ -48,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     from inspect_arenahard.page import Options, write_report
 
     options = Options(
-        baseline=args.baseline, judges=args.judge, method=args.method, style=args.style_control, rounds=args.rounds,
+        baseline=args.baseline, judges=args.judge, category=args.category, method=args.method,
+        style=args.style_control or Options.style, rounds=args.rounds,
         seed=args.seed, ci=args.ci, strong_weight=args.strong_weight, reference=args.reference, name_map=args.map,
         prices=args.prices, delta=args.delta,
     )  # fmt: skip

@@ -26,6 +26,7 @@ DISPUTED_SHOWN = 60
 class Options:
     baseline: str | None = None
     judges: Sequence[str] | None = None
+    category: str | None = None
     method: str = "bt"
     style: str = "length,markdown"
     rounds: int = 100
@@ -97,8 +98,9 @@ def build(logs: Sequence[str], options: Options) -> Report:
     result = read_games(logs)
     if not result.games:
         raise ValueError(f"no arenahard judge games in {', '.join(map(str, logs))}")
-    battles = from_games(result.games, options.strong_weight).where(judges=options.judges)
-    games = [g for g in result.games if not options.judges or g["judge"] in options.judges]
+    battles = from_games(result.games, options.strong_weight).where(judges=options.judges, category=options.category)
+    games = [g for g in result.games if (not options.judges or g["judge"] in options.judges)
+             and (options.category is None or g["category"] == options.category)]
     kept = {run.path for run in result.runs}
     costs = log_costs(logs, read_prices(options.prices) if options.prices else None)
     costs.runs = [run for run in costs.runs if run.path in kept]
