@@ -273,6 +273,8 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
             for name in archive.namelist():
                 if name.startswith("samples/") and name.endswith(".json"):
                     raw = archive.read(name)
+                    if b'"event":"model"' not in raw:  # no model call (e.g. imported judgments): skip the parse
+                        continue
                     try:
                         sample = _loads(raw)
                     except ValueError:  # NaN scores (unscored samples) are valid to Python's parser only
