@@ -113,7 +113,7 @@ def test_flags_column_appears_when_records_carry_flags(imported: Path, tmp_path:
     monkeypatch.setattr(Row, "record", lambda self: plain(self) | {"flags": ["contaminated"] if self.model == "gpt-4o" else []})
     assert main(["report", str(imported), "--html", str(tmp_path / "site"), "--rounds", "5"]) == 0
     html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "<th>flags</th>" in html and "<td>contaminated</td>" in html
+    assert "<th>flags</th>" in html and '<td class="text">contaminated</td>' in html
 
 
 def test_quality_section_matches_the_metrics_command(imported: Path, tmp_path: Path) -> None:

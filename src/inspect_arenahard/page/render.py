@@ -19,6 +19,8 @@ from inspect_arenahard.page.sections import Board, Report
 from inspect_arenahard.stats.leaderboard import Leaderboard
 
 PLAIN, STYLED, BASELINE = "#1f77b4", "#e6550d", "#d62728"
+OUTCOME = {2: "much better", 1: "better", 0: "tie", -1: "worse", -2: "much worse"}
+"""A game's verdict from the model's side (``judge_bias.model_outcome``), whatever its position."""
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -37,6 +39,8 @@ def _cell(value: Any, digits: int = 1, sort: Any = None, title: str | None = Non
         attrs += f' data-v="{key}"'
     if title:
         attrs += f' title="{escape(title)}"'
+    if isinstance(value, str) and "data-v" not in attrs and value != "–":
+        attrs += ' class="text"'
     text = value if isinstance(value, str) else _num(value, digits)
     return f"<td{attrs}>{escape(text)}</td>"
 
@@ -193,16 +197,17 @@ def _leaderboards(report: Report) -> str:
 
 
 def _models(report: Report) -> str:
-    headers = ["model", "prompts", "games", "unparsed", "tokens", "baseline tokens", "headers", "baseline headers",
-               "list items", "baseline list items", "bold", "baseline bold", "cost", "logs"]  # fmt: skip
+    headers = ["model", "prompts", "games", "unparsed", "tokens (baseline)", "headers (baseline)",
+               "list items (baseline)", "bold (baseline)", "cost", "logs"]  # fmt: skip
     rows = []
     for m in report.models:
         cells = [f'<td class="model">{escape(m.model)}</td>', _cell(m.prompts), _cell(m.games), _cell(m.unparsed)]
         for feature in ("tokens", "headers", "lists", "bold"):
             mine, base = m.style[feature]
-            cells += [_cell(mine, 0 if feature == "tokens" else 2), _cell(base, 0 if feature == "tokens" else 2)]
+            digits = 0 if feature == "tokens" else 2
+            cells.append(_cell(f"{_num(mine, digits)} ({_num(base, digits)})", sort=mine if math.isfinite(mine) else None))
         cells.append(_cell(format_cost(m.cost) if m.cost else "–", sort=m.cost.cost if m.cost else None))
-        cells.append("<td>" + "<br>".join(f'<code title="{escape(p)}">{escape(Path(p).name)}</code>' for p in m.logs) + "</td>")
+        cells.append("<td class=text>" + "<br>".join(f'<code title="{escape(p)}">{escape(Path(p).name)}</code>' for p in m.logs) + "</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return ('<h2 id="models">Models</h2><p class="note">Mean per answer on the prompts each model was judged on; '
             "the baseline's columns are its answers to the same prompts (markdown: headers, list items, bold spans).</p>"
@@ -214,7 +219,7 @@ def _costs(report: Report) -> str:
     rows = []
     for (role, model), u in sorted(costs.by_served_model().items()):
         rows.append("<tr>" + "".join([
-            f"<td>{escape(role)}</td>", f'<td class="model">{escape(model)}</td>', _cell(u.calls), _cell(u.cached_calls),
+            f"<td class=text>{escape(role)}</td>", f'<td class="model">{escape(model)}</td>', _cell(u.calls), _cell(u.cached_calls),
             _cell(u.input_tokens), _cell(u.output_tokens), _cell(format_cost(u), sort=u.cost),
         ]) + "</tr>")  # fmt: skip
     total = costs.total()
@@ -255,7 +260,7 @@ def _judges(report: Report) -> str:
         fine, coarse = report.agreement
         shared = [(f, c) for f, c in zip(fine.pairs, coarse.pairs) if f.n_items]
         rows = ["<tr>" + "".join([
-            f"<td>{escape(f.judge_a)}</td>", f"<td>{escape(f.judge_b)}</td>", _cell(f.n_items), _cell(100 * f.agreement),
+            f"<td class=text>{escape(f.judge_a)}</td>", f"<td class=text>{escape(f.judge_b)}</td>", _cell(f.n_items), _cell(100 * f.agreement),
             _cell(f.kappa, 3), _cell(100 * c.agreement), _cell(c.kappa, 3)]) + "</tr>"
             for f, c in shared]  # fmt: skip
         out.append("<h3>Judge–judge agreement (same games)</h3>")
@@ -284,9 +289,11 @@ def _quality_and_power(report: Report) -> str:
     for judge, r in report.power.items():
         rows.append("<tr>" + "".join([
             f'<td class="model">{escape(judge)}</td>', _cell(r.n_prompts), _cell(r.typical_sd, 3),
-            _cell(r.prompts_needed_ci_overlap), _cell(r.prompts_needed_paired), _cell(r.min_delta_ci_overlap),
-            _cell(r.min_delta_paired), _cell(f"{r.pairs_separated_paired}/{r.n_pairs}", sort=r.pairs_separated_paired),
+            _cell(r.prompts_needed_ci_overlap), _cell(r.prompts_needed_paired if r.n_pairs else None), _cell(r.min_delta_ci_overlap),
+            _cell(r.min_delta_paired if r.n_pairs else None), _cell(f"{r.pairs_separated_paired}/{r.n_pairs}", sort=r.pairs_separated_paired),
         ]) + "</tr>")  # fmt: skip
+    out.append('<p class="note">Paired: prompts needed for a paired test between two models to separate a '
+               f"difference of {report.options.delta:g} points; needs at least two models judged by the judge.</p>")
     out.append(_table(["judge", "prompts now", "typical per-prompt sd", "prompts needed (non-overlapping CIs)",
                        "prompts needed (paired)", "smallest Δ now (CIs)", "smallest Δ now (paired)", "pairs separated (paired)"], rows))  # fmt: skip
     return "".join(out)
@@ -298,14 +305,15 @@ def _disputed(report: Report) -> str:
            "Open one with <code>inspect view --log-dir &lt;folder&gt;</code>, pick the log file, then the sample id.</p>"]  # fmt: skip
     rows = [
         "<tr>" + "".join([
-            f'<td class="model">{escape(d.model)}</td>', f"<td>{escape(d.judge)}</td>", f"<td><code>{escape(d.sample_id)}</code></td>",
-            _cell(d.epoch), f"<td>{escape(' / '.join(str(label) for label in d.labels))}</td>",
-            f'<td><code title="{escape(d.log)}">{escape(Path(d.log).name)}</code></td>',
+            f'<td class="model">{escape(d.model)}</td>', f"<td class=text>{escape(d.judge)}</td>", f"<td class=text><code>{escape(d.sample_id)}</code></td>",
+            _cell(d.epoch), f"<td class=text>{escape(' / '.join(str(label) for label in d.labels))}</td>",
+            f"<td class=text>{escape(' / '.join(OUTCOME[o] for o in d.outcomes))}</td>",
+            f'<td class=text><code title="{escape(d.log)}">{escape(Path(d.log).name)}</code></td>',
         ]) + "</tr>"
         for d in report.disputed
     ]  # fmt: skip
     if rows:
-        out.append(_table(["model", "judge", "sample id", "epoch", "game 1 / game 2", "log"], rows))
+        out.append(_table(["model", "judge", "sample id", "epoch", "labels, game 1 / game 2", "for the model", "log"], rows))
     if report.n_disputed > len(report.disputed):
         out.append(f'<p class="note">First {len(report.disputed)} shown.</p>')
     return "".join(out)
@@ -366,7 +374,7 @@ th, td { padding: 3px 9px; border-bottom: 1px solid #eee; text-align: right; whi
 th { background: #fafafa; position: sticky; top: 0; }
 table.sortable th { cursor: pointer; user-select: none; } table.sortable th:hover { background: #eef4fa; }
 th.asc::after { content: " ▲"; } th.desc::after { content: " ▼"; }
-td.model, td:first-child { text-align: left; } tr.total td { font-weight: 600; border-top: 2px solid #ccc; }
+td.model, td.text, td:first-child { text-align: left; } tr.total td { font-weight: 600; border-top: 2px solid #ccc; }
 .plot, .scroll { overflow-x: auto; } svg.forest text { font: 12px system-ui, sans-serif; fill: #333; } svg .tick { font-size: 11px; fill: #666; }
 code { font-size: 12px; background: #f4f4f4; padding: 0 3px; border-radius: 3px; }
 #errors { background: #fee; color: #900; padding: 8px; white-space: pre-wrap; }
@@ -405,6 +413,13 @@ code { font-size: 12px; background: #f4f4f4; padding: 0 3px; border-radius: 3px;
         });
         rows.concat(totals).forEach(function (r) { body.appendChild(r); });
       });
+    });
+  });
+  document.querySelectorAll("table").forEach(function (table) {  // headers align with their column
+    var first = table.tBodies[0] && table.tBodies[0].rows[0];
+    if (!first) return;
+    table.querySelectorAll("th").forEach(function (th, i) {
+      if (first.cells[i]) th.style.textAlign = getComputedStyle(first.cells[i]).textAlign;
     });
   });
   document.body.dataset.ready = "1";

@@ -72,6 +72,8 @@ class Disputed:
     judge: str
     model: str
     labels: tuple[str | None, str | None]
+    outcomes: tuple[int, int]
+    """Each game's verdict from the model's side: 2 much better … -2 much worse."""
 
 
 @dataclass
@@ -193,7 +195,7 @@ def _disputed(games: list[dict[str, Any]]) -> list[Disputed]:
         outcomes = [judge_bias.model_outcome(g) for g in sorted(pair, key=lambda g: g["game"])]
         if len(outcomes) == 2 and None not in outcomes and outcomes[0] * outcomes[1] < 0:  # type: ignore[operator]
             labels = tuple(g["label"] for g in sorted(pair, key=lambda g: g["game"]))
-            out.append(Disputed(str(log), str(sample_id), int(epoch), judge, model, labels))  # type: ignore[arg-type]
+            out.append(Disputed(str(log), str(sample_id), int(epoch), judge, model, labels, tuple(outcomes)))  # type: ignore[arg-type]
     return sorted(out, key=lambda d: (d.model, d.judge, d.sample_id))
 
 
