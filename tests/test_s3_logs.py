@@ -80,3 +80,11 @@ def test_judges_metrics_costs_and_dataframes_read_s3(s3_logs: Path, tmp_path: Pa
     total = costs.total()
     # kept: the re-run (3 answers; its 6 judge games replayed from the cache) and the poor run (3 + 6)
     assert (total.calls, total.cached_calls, len(costs.superseded)) == (12, 6, 1)
+
+
+def test_report_reads_s3(s3_logs: Path, tmp_path: Path) -> None:
+    assert main(["report", PREFIX, "--html", str(tmp_path / "site"), "--rounds", "5"]) == 0
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "mockllm/good-model" in html and "mockllm/poor-model" in html
+    assert f'<code title="{PREFIX}/' in html  # logs named by their URL, for inspect view
+    assert "broken.eval: not an Inspect log" in html  # the damaged upload is listed, not hidden
