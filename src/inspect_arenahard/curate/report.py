@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from inspect_arenahard.costs import PRICES, price_for
+from inspect_arenahard.costs import PRICES, CostReport, price_for, run_cost
 from inspect_arenahard.curate.annotate import CRITERIA
 from inspect_arenahard.curate.annotation_logs import read_agreement, read_usage
 from inspect_arenahard.curate.cache import read_report, write_report
@@ -48,6 +48,12 @@ def cost_estimate(usage: list[dict[str, Any]], pool_size: int, prices: dict[str,
         "usd_per_1k_prompts": round(1000 * total / annotated, 4) if annotated else None,
         "usd_for_pool": round(pool_size * total / annotated, 2) if annotated else None,
     }
+
+
+def calls_by_role(logs: list[Any], prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """Calls, cached calls (free), tokens and cost per role (``model`` = the eval's ``--model``,
+    ``annotator``, ``strong_annotator``) from the logs' model events."""
+    return CostReport(runs=[run_cost(log.path, log.header.eval.model, prices) for log in logs]).summary()["by_role"]
 
 
 def score_distribution(scored: pd.DataFrame) -> dict[str, Any]:
@@ -119,7 +125,7 @@ def report(
         "unparsed": int((scored["annotated"] & ~scored["parsed"]).sum()),
         "selected": int(table["kept"].sum()),
         "distribution": score_distribution(scored),
-        "cost": cost_estimate(usage, len(scored), PRICES | (prices or {})),
+        "cost": cost_estimate(usage, len(scored), PRICES | (prices or {})) | {"by_role": calls_by_role(found, PRICES | (prices or {}))},
         "annotator_agreement": read_agreement(found),
         "cluster_table": str(work.root / "clusters.csv"),
         "plot": str(plot) if plot else None,
