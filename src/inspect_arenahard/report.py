@@ -2,7 +2,8 @@
 
 Records are ``{model, score, lower, upper, n, avg_tokens, excluded}`` (percent against the
 baseline); when several tables are written together each record starts with its ``category``
-(``"all"`` for the pooled table).
+(``"all"`` for the pooled table). With ``--cost`` each record also gets the cost columns of
+:func:`inspect_arenahard.costs.usage_columns`.
 """
 
 from __future__ import annotations

@@ -103,9 +103,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
     battles = from_games(result.games, options.strong_weight).where(judges=options.judges, category=options.category)
     games = [g for g in result.games if (not options.judges or g["judge"] in options.judges)
              and (options.category is None or g["category"] == options.category)]
-    kept = {run.path for run in result.runs}
-    costs = log_costs(logs, read_prices(options.prices) if options.prices else None)
-    costs.runs = [run for run in costs.runs if run.path in kept]
+    costs = log_costs(logs, read_prices(options.prices) if options.prices else None)  # the same runs read_games kept
     boards = _boards(battles, options)
     report = Report(
         logs=list(logs),
@@ -156,12 +154,6 @@ def _models(games: list[dict[str, Any]], costs: CostReport) -> list[ModelSummary
     for model, rows in frame.groupby("model", sort=True):
         answers = rows.drop_duplicates(["sample_id", "epoch"])
         style = {c: (float(answers[f"model_{c}"].mean()), float(answers[f"baseline_{c}"].mean())) for c in STYLE_COLUMNS}
-        roles = per_model_cost.get(str(model))
-        total = None
-        if roles:
-            total = Usage()
-            for usage in roles.values():
-                total += usage
         out.append(
             ModelSummary(
                 model=str(model),
@@ -170,7 +162,7 @@ def _models(games: list[dict[str, Any]], costs: CostReport) -> list[ModelSummary
                 unparsed=int((~rows.parsed).sum()),
                 style=style,
                 logs=sorted(set(rows.log.dropna())),
-                cost=total,
+                cost=costs.total_for(str(model)) if str(model) in per_model_cost else None,
             )
         )
     return out
