@@ -129,3 +129,24 @@ def test_quality_section_matches_the_metrics_command(imported: Path, tmp_path: P
     assert f"{expected['n_models']} models matched" in html
     for name in ("spearman", "kendall_tau", "separability", "brier"):
         assert re.search(rf"<td>{name.replace('_', ' ')}</td><td data-v=\"{expected[name]!r}\">", html), name
+
+
+def test_one_baseline_per_category_gives_category_tabs_only(imported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in v2.0 (hard prompts vs o3-mini, creative writing vs gemini): no pooled table, and the
+    judge sections still work. The real games are relabelled into two categories with two baselines."""
+    import inspect_arenahard.logs as logs
+
+    real = logs.read_games
+
+    def relabelled(paths):  # type: ignore[no-untyped-def]
+        result = real(paths)
+        for g in result.games:
+            creative = g["model"] in ("gpt-4o-mini", "phi-3-medium-4k-instruct")
+            g["category"], g["baseline"] = ("creative_writing", "gemini-2.0-flash") if creative else ("hard_prompt", g["baseline"])
+        return result
+
+    monkeypatch.setattr(logs, "read_games", relabelled)
+    assert main(["report", str(imported), "--html", str(tmp_path / "site"), "--rounds", "5"]) == 0
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'data-group="board" data-tab="([^"]+)">', html)[:2] == ["creative_writing", "hard_prompt"]
+    assert "anchor: <b>gemini-2.0-flash</b> = 50" in html and "anchor: <b>gpt-4-0314</b> = 50" in html

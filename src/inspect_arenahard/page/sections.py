@@ -172,7 +172,8 @@ def _length(battles: Battles, options: Options) -> dict[str, dict[str, float]]:
     """Per judge: correlation of model score with mean answer tokens (a length-biased judge correlates)."""
     out = {}
     for judge in sorted({j for j in battles.judge.tolist() if j is not None}):
-        table = leaderboard(battles.where(judges=[judge]), options.baseline, rounds=1, seed=0)
+        # the pooled table, or with one baseline per category (v2.0) the first category's
+        table = leaderboards(battles.where(judges=[judge]), options.baseline, rounds=1, seed=0)[0]
         tokens = {r.model: r.avg_tokens for r in table.rows if r.avg_tokens is not None}
         out[judge] = judge_bias.correlations({r.model: r.score for r in table.rows}, tokens)
     return out
