@@ -20,6 +20,8 @@ from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sa
 
 import inspect_ai._util.zipfile  # noqa: E402,F401  (teaches stdlib zipfile the zstd that .eval files use)
 
+from inspect_arenahard.storage import list_logs, open_archive
+
 try:  # ~3× faster JSON when present (it often is, as a dependency of other tools); optional
     from orjson import loads as _loads
 except ImportError:  # pragma: no cover
@@ -73,17 +75,8 @@ class LogGames:
 
 
 def log_files(paths: Sequence[str | Path]) -> list[str]:
-    """Every ``.eval``/``.json`` file named or found (recursively) under ``paths``."""
-    found: list[str] = []
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            found += sorted(str(f) for f in path.rglob("*") if f.suffix in (".eval", ".json") and f.is_file())
-        elif path.is_file():
-            found.append(str(path))
-        else:
-            raise FileNotFoundError(f"no such log file or folder: {path}")
-    return found
+    """Every ``.eval``/``.json`` file named or found (recursively) under ``paths`` (local or a store URL)."""
+    return [f for p in paths for f in list_logs(p)]
 
 
 @dataclass(frozen=True)
@@ -117,7 +110,7 @@ def read_header(path: str) -> Header:
     """Header fields of one log; ``.eval`` archives are read as plain JSON (fast)."""
     raw: dict[str, Any] | None = None
     if path.endswith(".eval"):
-        with zipfile.ZipFile(path) as archive:
+        with open_archive(path) as archive:
             names = set(archive.namelist())
             member = "header.json" if "header.json" in names else "_journal/start.json"
             raw = _loads(archive.read(member))
@@ -198,7 +191,7 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
             if any(isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED) for k in ("games", "style")):
                 full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
                 metadata = getattr(find_score(full.scores, *GAME_SCORERS), "metadata", None) or {}
-            games = list(_games(summary["id"], summary["epoch"], header, metadata))
+            games = list(_games(summary["id"], summary["epoch"], header, metadata, path))
             run.samples += 1
             run.games += len(games)
             result.games += games
@@ -210,7 +203,7 @@ def raw_summaries(path: str) -> list[dict[str, Any]]:
     """Sample summaries as plain dicts (``id``, ``epoch``, ``scores`` …), latest per sample."""
     if path.endswith(".eval"):
         try:
-            with zipfile.ZipFile(path) as archive:
+            with open_archive(path) as archive:
                 names = set(archive.namelist())
                 if "summaries.json" in names:
                     parts = [_loads(archive.read("summaries.json"))]
@@ -235,9 +228,10 @@ def find_score(scores: dict[str, Any] | None, *names: str) -> Any:
     return None
 
 
-def _games(sample_id: Any, epoch: int, header: Header, metadata: dict[str, Any]) -> Iterable[dict[str, Any]]:
+def _games(sample_id: Any, epoch: int, header: Header, metadata: dict[str, Any], log: str) -> Iterable[dict[str, Any]]:
     for game in metadata.get("games", []):
         yield {
+            "log": log,
             "question_id": str(sample_id),
             "epoch": epoch,
             "model": metadata.get("model") or header.model,

@@ -59,6 +59,13 @@ class ScoreTable:
         return list(self.entries)
 
 
+def leaderboard_scores(source: str, table: Any) -> ScoreTable:
+    """A leaderboard computed from logs (``stats.leaderboard.Leaderboard``) as a score table,
+    with its bootstrap samples."""
+    return ScoreTable(source, {r.model: ModelEntry(r.model, r.score, r.lower, r.upper, samples=table.bootstrap.get(r.model), ci=table.ci)
+                               for r in table.rows})
+
+
 def _number(value: Any, where: str, name: str, required: bool = True) -> float | None:
     if value is None or value == "":
         if required:

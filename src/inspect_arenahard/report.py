@@ -4,8 +4,9 @@ Records are ``{model, score, lower, upper, n, avg_tokens, excluded}`` (percent a
 baseline); when several tables are written together each record starts with its ``category``
 (``"all"`` for the pooled table). Style-controlled records add ``style_control`` (the features)
 and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odds per SD with its
-CI), so a style-controlled table can never pass for a plain one. With ``flags`` (``arenahard
-audit``'s per-model flags) every record and table row also carries the model's ``flags``.
+CI), so a style-controlled table can never pass for a plain one. Callers add per-model columns
+(``extra`` in records, ``columns`` in tables): ``arenahard audit``'s ``flags`` and, with ``--cost``,
+the cost columns of :func:`inspect_arenahard.costs.usage_columns`.
 """
 
 from __future__ import annotations
@@ -25,22 +26,24 @@ POOLED = "all"
 """Category label of the table that pools every category."""
 
 
-Flags = Mapping[str, list[str]]
-"""Model → ``arenahard audit`` flags (a model missing from the mapping has none)."""
+Extra = Mapping[str, Mapping[str, Any]]
+"""Model → fields added to its records (e.g. ``flags``, cost); models missing get none."""
+Columns = Mapping[str, Mapping[str, str]]
+"""Column name → model → cell text, added to printed tables; models missing show ``-``."""
 
 
-def records(tables: Sequence[Leaderboard], flags: Flags | None = None, coefficients: bool = False) -> list[dict[str, Any]]:
+def records(tables: Sequence[Leaderboard], extra: Extra | None = None, coefficients: bool = False) -> list[dict[str, Any]]:
     """Rows of all tables as flat records; non-finite numbers become None (valid JSON).
 
-    ``coefficients`` adds each style-controlled record's ``style_coefficients`` (nested: JSON only).
+    ``extra`` adds fields per model after the leaderboard's own; ``coefficients`` adds each
+    style-controlled record's ``style_coefficients`` (nested: JSON only).
     """
     out = []
     for table in tables:
         style = _style_fields(table, coefficients)
         for row in table.rows:
             record = {k: _finite(v) for k, v in row.record().items()} | style
-            if flags is not None:
-                record["flags"] = list(flags.get(row.model, []))
+            record |= (extra or {}).get(row.model, {})
             out.append({"category": table.category or POOLED, **record} if len(tables) > 1 else record)
     return out
 
@@ -65,21 +68,22 @@ def style_label(table: Leaderboard) -> str | None:
     return f"style-controlled ({', '.join(c.name for c in table.style)}; {table.style_anchor} anchor)"
 
 
-def write_json(path: str | Path, tables: Sequence[Leaderboard], flags: Flags | None = None) -> None:
-    Path(path).write_text(json.dumps(records(tables, flags, coefficients=True), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+def write_json(path: str | Path, tables: Sequence[Leaderboard], extra: Extra | None = None) -> None:
+    Path(path).write_text(json.dumps(records(tables, extra, coefficients=True), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def write_csv(path: str | Path, tables: Sequence[Leaderboard], flags: Flags | None = None) -> None:
-    rows = [{k: ";".join(v) if k == "flags" else v for k, v in r.items()} for r in records(tables, flags)]
+def write_csv(path: str | Path, tables: Sequence[Leaderboard], extra: Extra | None = None) -> None:
+    rows = [{k: ";".join(v) if isinstance(v, list) else v for k, v in r.items()} for r in records(tables, extra)]
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
-        fields = list(dict.fromkeys(k for row in rows for k in row)) or ["model"]  # plain and styled tables together
+        fields = list(dict.fromkeys(k for row in rows for k in row)) or ["model"]  # columns may differ per table/model
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
 
 
-def format_table(table: Leaderboard, flags: Flags | None = None) -> str:
-    """One table with its heading, style coefficients and notes."""
+def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
+    """One table with its heading, style coefficients and notes; ``columns`` adds text columns
+    (name → model → cell, e.g. ``flags``, ``cost``)."""
     pct = f"{table.ci * 100:g}%"
     heading = [
         f"category: {table.category or POOLED}",
@@ -91,7 +95,8 @@ def format_table(table: Leaderboard, flags: Flags | None = None) -> str:
         heading.append(f"{style_label(table)}: {ANCHOR_MEANING[str(table.style_anchor)]}")
     if table.judges:
         heading.append(f"judge{'s pooled' if len(table.judges) > 1 else ''}: {', '.join(table.judges)}")
-    header = ("rank", "model", "score", "lower", "upper", "n", "avg tokens", "excluded")
+    columns = columns or {}
+    header = ("rank", "model", "score", "lower", "upper", "n", "avg tokens", "excluded", *columns)
     body = [
         (
             str(rank),
@@ -102,16 +107,14 @@ def format_table(table: Leaderboard, flags: Flags | None = None) -> str:
             str(row.n),
             "-" if row.avg_tokens is None else f"{row.avg_tokens:.0f}",
             str(row.excluded),
+            *(cells.get(row.model) or "-" for cells in columns.values()),
         )
-        + ((",".join(flags.get(row.model, [])) or "-",) if flags is not None else ())
         for rank, row in enumerate(table.rows, 1)
     ]
-    if flags is not None:
-        header += ("flags",)
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     lines = [" | ".join(heading)]
     for cells in [header, *body]:
-        lines.append("  ".join(c.ljust(w) if i in (1, 8) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+        lines.append("  ".join(c.ljust(w) if header[i] in ("model", "flags") else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
     if table.style:
         coefs = ", ".join(f"{c.name} {c.value:+.3f} [{c.lower:+.3f}, {c.upper:+.3f}]" for c in table.style)
         lines.append(f"style coefficients (log-odds per SD, {pct} CI): {coefs}")
@@ -131,8 +134,8 @@ def format_table(table: Leaderboard, flags: Flags | None = None) -> str:
     return "\n".join(lines)
 
 
-def format_report(tables: Sequence[Leaderboard], flags: Flags | None = None) -> str:
-    return "\n\n".join(format_table(t, flags) for t in tables)
+def format_report(tables: Sequence[Leaderboard], columns: Columns | None = None) -> str:
+    return "\n\n".join(format_table(t, columns) for t in tables)
 
 
 def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import CachePolicy
-from inspect_ai.scorer import mean, stderr
+from inspect_ai.scorer import Metric, grouped, mean, stderr
 
 from inspect_arenahard.committee import committee_agreement
 from inspect_arenahard.data import Question, StoredAnswer, answer_file, hub_data_dir, load_answers, load_questions
@@ -176,7 +176,7 @@ def arenahard(
             **judge_settings(cfg, judge, judge_max_tokens, judge_temperature, judge_retries, strong_weight, cache),
             committee_rounds=committee_rounds if scorer == "committee" else None,
         ),
-        metrics=[mean(), stderr(), committee_agreement()] if scorer == "committee" else None,
+        metrics=task_metrics(questions, committee=scorer == "committee"),
         metadata={"arenahard_version": version, "method": cfg.get("method", "bt")},
     )
 
@@ -204,6 +204,18 @@ def judge_settings(
         cache=CachePolicy(expiry=None) if cache else False,
         token_encoding=cfg.get("token_encoding", "cl100k_base"),
     )
+
+
+def task_metrics(questions: list[Question], committee: bool = False) -> list[Metric] | None:
+    """The scorer's mean and stderr, plus the mean per category when there are several (so the
+    log header, and ``inspect view``, tell hard prompts and creative writing apart); None keeps
+    the scorer's own metrics."""
+    metrics: list[Metric] = [mean(), stderr()]
+    if committee:
+        metrics.append(committee_agreement())
+    if len({q.category for q in questions}) > 1:
+        metrics.append(grouped(mean(), "category", all=False))
+    return metrics if len(metrics) > 2 else None
 
 
 def _stored_baselines(cfg: dict[str, Any]) -> list[str]:

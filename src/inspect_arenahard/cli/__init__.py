@@ -11,7 +11,7 @@ import importlib
 import sys
 from typing import Sequence
 
-SUBCOMMANDS: list[str] = ["leaderboard", "metrics", "curate", "metaeval", "importing", "tournament", "audit"]
+SUBCOMMANDS: list[str] = ["leaderboard", "metrics", "curate", "metaeval", "importing", "tournament", "audit", "reporting"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from inspect_arenahard.costs import CostReport, format_cost, format_costs, log_costs, read_prices
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
 from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES, leaderboards
@@ -42,7 +43,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--csv", type=Path, metavar="FILE", help="write the rows as CSV")
     parser.add_argument("--plot", type=Path, metavar="PNG", help="write a forest plot of scores and CIs")
     parser.add_argument("--no-audit", action="store_true", help="skip the flags column (arenahard audit's checks read every answer)")
+    add_cost_arguments(parser)
     parser.set_defaults(func=run)
+
+
+def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
+    """--cost and --prices: calls, tokens and dollars per role from the logs' model events."""
+    parser.add_argument("--cost", action="store_true", help="add cost columns (calls, tokens, $ per role; cached calls apart) to the table, JSON and CSV")
+    parser.add_argument("--prices", type=Path, metavar="FILE", help="price table for calls Inspect recorded no cost for: YAML/JSON {model: {input: $/M, output: $/M}} (default: built-in list prices)")
 
 
 def add_ranking_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
@@ -72,15 +80,37 @@ def run(args: argparse.Namespace) -> int:
         battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci,
         unparsed=args.unparsed, style_anchor=args.style_anchor,
     )  # fmt: skip
-    flags = _audit_flags(args)
-    print(format_report(tables, flags))
+    columns, extra, costs = _model_columns(args, {row.model for table in tables for row in table.rows})
+    print(format_report(tables, columns))
+    if costs:
+        print("\n" + format_costs(costs))
     if args.json:
-        write_json(args.json, tables, flags)
+        write_json(args.json, tables, extra)
     if args.csv:
-        write_csv(args.csv, tables, flags)
+        write_csv(args.csv, tables, extra)
     if args.plot:
         plot_forest(args.plot, tables)
     return 0
+
+
+def _model_columns(
+    args: argparse.Namespace, models: set[str]
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, Any]], CostReport | None]:
+    """The per-model ``flags`` (unless --no-audit) and, with --cost, cost columns: printed cells
+    and the fields each JSON/CSV record gains."""
+    columns: dict[str, dict[str, str]] = {}
+    extra: dict[str, dict[str, Any]] = {m: {} for m in models}
+    flags = _audit_flags(args)
+    if flags is not None:
+        columns["flags"] = {m: ",".join(flags.get(m, [])) for m in models}
+        for m in models:
+            extra[m]["flags"] = list(flags.get(m, []))
+    costs = _costs(args)
+    if costs:
+        columns["cost"] = {m: format_cost(costs.total_for(m)) for m in costs.per_model()}
+        for m in costs.per_model():
+            extra.setdefault(m, {}).update(costs.record(m))
+    return columns, extra, costs
 
 
 def _audit_flags(args: argparse.Namespace) -> dict[str, list[str]] | None:
@@ -90,6 +120,15 @@ def _audit_flags(args: argparse.Namespace) -> dict[str, list[str]] | None:
     from inspect_arenahard.audit import model_flags
 
     return model_flags(args.logs)
+
+
+def _costs(args: argparse.Namespace) -> CostReport | None:
+    """Usage per role of the runs ranked, with --cost."""
+    if not args.cost:
+        return None
+    if not args.logs:
+        raise ValueError("--cost reads the logs' usage records; it does not apply to --battles")
+    return log_costs(args.logs, read_prices(args.prices) if args.prices else None)
 
 
 def _load(args: argparse.Namespace) -> Battles:

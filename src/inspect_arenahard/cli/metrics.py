@@ -128,9 +128,7 @@ def _benchmark_from_logs(args: argparse.Namespace) -> refs.ScoreTable:
         from inspect_arenahard.report import style_label
 
         source += f" ({style_label(table)})"
-    return refs.ScoreTable(source, {r.model: refs.ModelEntry(r.model, r.score, r.lower, r.upper,
-                                                             samples=table.bootstrap.get(r.model), ci=table.ci)
-                                    for r in table.rows})
+    return refs.leaderboard_scores(source, table)
 
 
 def run_metrics(args: argparse.Namespace) -> int:

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from inspect_arenahard.cli.leaderboard import add_cost_arguments
+
 EXAMPLES = """examples:
   inspect eval autoarena_questions -T domains=all -T per_domain=5 --model openai/gpt-4.1
   arenahard tournament questions logs/<examiner-log>.eval -o questions.jsonl
@@ -49,6 +51,7 @@ def register(subparsers: Any) -> None:
     report.add_argument("--reference", type=Path, metavar="FILE", help="reference ranking (leaderboard CSV or bootstrap JSONL) for Spearman/Kendall")
     report.add_argument("--name-map", type=Path, metavar="JSON", help="model-name aliases between the tournament and the reference")
     report.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
+    add_cost_arguments(report)
     report.set_defaults(func=_report)
 
     questions = commands.add_parser("questions", help="export an autoarena_questions log as battle questions (JSONL)")
@@ -103,8 +106,16 @@ def _report(args: argparse.Namespace) -> int:
 
     report = tournament_report(Tournament.open(args.folder), args.reference, args.name_map)
     print(format_report(report))
+    record = report.record()
+    if args.cost:
+        from inspect_arenahard.arena.tournament import LOGS
+        from inspect_arenahard.costs import format_costs, log_costs, read_prices
+
+        costs = log_costs([args.folder / LOGS], read_prices(args.prices) if args.prices else None)
+        print("\n" + format_costs(costs))
+        record["cost"] = costs.summary()
     if args.json:
-        args.json.write_text(json.dumps(report.record(), indent=1), encoding="utf-8")
+        args.json.write_text(json.dumps(record, indent=1), encoding="utf-8")
     return 0
 
 

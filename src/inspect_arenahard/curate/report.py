@@ -15,36 +15,13 @@ from typing import Any
 
 import pandas as pd
 
+from inspect_arenahard.costs import PRICES, CostReport, price_for, run_cost
 from inspect_arenahard.curate.annotate import CRITERIA
 from inspect_arenahard.curate.annotation_logs import read_agreement, read_usage
 from inspect_arenahard.curate.cache import read_report, write_report
 from inspect_arenahard.curate.selection import SelectOptions, join_annotations, cluster_table
 from inspect_arenahard.curate.topics import OUTLIER
 from inspect_arenahard.curate.work import Work
-
-PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4-turbo": (10.00, 30.00),
-    "gpt-4-1106-preview": (10.00, 30.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-3.5-turbo": (0.50, 1.50),
-    "claude-3-5-sonnet": (3.00, 15.00),
-    "claude-3-opus": (15.00, 75.00),
-    "claude-3-haiku": (0.25, 1.25),
-    "gemini-1.5-pro": (1.25, 5.00),
-    "gemini-1.5-flash": (0.075, 0.30),
-}
-"""USD per million (input, output) tokens: published list prices (2024–25); pass your own for others."""
-
-
-def price_for(model: str, prices: dict[str, tuple[float, float]]) -> tuple[float, float] | None:
-    """The longest price-table key that begins the model's bare name (``openai/gpt-4o-mini`` → ``gpt-4o-mini``)."""
-    bare = model.split("/")[-1]
-    keys = [k for k in prices if bare == k or bare.startswith(k)]
-    return prices[max(keys, key=len)] if keys else None
-
 
 def cost_estimate(usage: list[dict[str, Any]], pool_size: int, prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
     """USD spent per model, and projected for annotating the whole pool at the same rate."""
@@ -71,6 +48,12 @@ def cost_estimate(usage: list[dict[str, Any]], pool_size: int, prices: dict[str,
         "usd_per_1k_prompts": round(1000 * total / annotated, 4) if annotated else None,
         "usd_for_pool": round(pool_size * total / annotated, 2) if annotated else None,
     }
+
+
+def calls_by_role(logs: list[Any], prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """Calls, cached calls (free), tokens and cost per role (``model`` = the eval's ``--model``,
+    ``annotator``, ``strong_annotator``) from the logs' model events."""
+    return CostReport(runs=[run_cost(log.path, log.header.eval.model, prices) for log in logs]).summary()["by_role"]
 
 
 def score_distribution(scored: pd.DataFrame) -> dict[str, Any]:
@@ -142,7 +125,7 @@ def report(
         "unparsed": int((scored["annotated"] & ~scored["parsed"]).sum()),
         "selected": int(table["kept"].sum()),
         "distribution": score_distribution(scored),
-        "cost": cost_estimate(usage, len(scored), PRICES | (prices or {})),
+        "cost": cost_estimate(usage, len(scored), PRICES | (prices or {})) | {"by_role": calls_by_role(found, PRICES | (prices or {}))},
         "annotator_agreement": read_agreement(found),
         "cluster_table": str(work.root / "clusters.csv"),
         "plot": str(plot) if plot else None,

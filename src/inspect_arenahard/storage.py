@@ -1,0 +1,62 @@
+"""Where logs live: local folders or any fsspec store Inspect writes to (``s3://``, ``gs://`` …).
+
+Big runs spread over many machines write into one bucket; every reader opens logs through these
+three functions so that ``s3://bucket/prefix`` reads exactly like a local folder (same fast
+``.eval`` reader, same de-duplication, same handling of damaged files).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+LOG_SUFFIXES = (".eval", ".json")
+
+
+def is_remote(path: str | Path) -> bool:
+    """A URL of an fsspec store (``file://`` counts as local)."""
+    text = str(path)
+    return "://" in text and not text.startswith("file://")
+
+
+def _filesystem(url: str) -> tuple[Any, str]:
+    from fsspec.core import url_to_fs  # comes with Inspect; the store's driver (s3fs, gcsfs) must be installed
+
+    try:
+        return url_to_fs(url)
+    except ImportError as ex:
+        raise ValueError(f"cannot read {url}: {ex} (install the store's fsspec driver, e.g. pip install s3fs)") from None
+
+
+def list_logs(path: str | Path) -> list[str]:
+    """The ``.eval``/``.json`` files named or found (recursively) under ``path``, sorted."""
+    text = str(path).removeprefix("file://")
+    if not is_remote(text):
+        local = Path(text)
+        if local.is_dir():
+            return sorted(str(f) for f in local.rglob("*") if f.suffix in LOG_SUFFIXES and f.is_file())
+        if local.is_file():
+            return [str(local)]
+        raise FileNotFoundError(f"no such log file or folder: {local}")
+    fs, root = _filesystem(text)
+    fs.invalidate_cache()  # other machines may have written logs since this process last listed
+    if fs.isfile(root):
+        return [text]
+    if not fs.isdir(root):
+        raise FileNotFoundError(f"no such log file or folder: {text}")
+    return sorted(fs.unstrip_protocol(f) for f in fs.find(root) if f.endswith(LOG_SUFFIXES))
+
+
+@contextmanager
+def open_archive(path: str) -> Iterator[zipfile.ZipFile]:
+    """An ``.eval`` archive, local or remote (remote members are fetched by range requests)."""
+    if not is_remote(path):
+        with zipfile.ZipFile(path.removeprefix("file://")) as archive:
+            yield archive
+        return
+    fs, root = _filesystem(path)
+    with fs.open(root, "rb") as handle, zipfile.ZipFile(handle) as archive:
+        yield archive
