@@ -106,14 +106,19 @@ def test_categories_become_tabs_with_cost(tmp_path: Path) -> None:
     assert f"<code title=\"{log.location}\">" in html  # the log file, for inspect view
 
 
-def test_flags_column_appears_when_records_carry_flags(imported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from inspect_arenahard.stats.leaderboard import Row
+def test_flags_column_shows_the_audit_of_the_real_answers(imported: Path, tmp_path: Path) -> None:
+    """The audit runs on the imported real answers: Athene-V2-Chat (2.2x the baseline's length,
+    winning on longer answers) carries ``verbose``, as in ``arenahard leaderboard``'s flags column."""
+    from inspect_arenahard.audit import model_flags
 
-    plain = Row.record
-    monkeypatch.setattr(Row, "record", lambda self: plain(self) | {"flags": ["contaminated"] if self.model == "gpt-4o" else []})
+    flags = model_flags([str(imported)])
     assert main(["report", str(imported), "--html", str(tmp_path / "site"), "--rounds", "5"]) == 0
     html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert "<th>flags</th>" in html and '<td class="text">contaminated</td>' in html
+    assert "<th>flags</th>" in html
+    flagged = {m: f for m, f in flags.items() if f}
+    assert flagged and all(f'<td class="text">{", ".join(f)}</td>' in html for f in flagged.values())
+    assert main(["report", str(imported), "--html", str(tmp_path / "plain"), "--rounds", "5", "--no-audit"]) == 0
+    assert "<th>flags</th>" not in (tmp_path / "plain" / "index.html").read_text(encoding="utf-8")
 
 
 def test_quality_section_matches_the_metrics_command(imported: Path, tmp_path: Path) -> None:

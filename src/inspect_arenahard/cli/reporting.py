@@ -38,6 +38,7 @@ def register(subparsers: Any) -> None:
     add("--map", type=Path, metavar="FILE", help="JSON object of model-name aliases for --reference")
     add("--delta", type=float, default=2.0, help="score difference for the power section, in points (default 2)")
     add("--prices", type=Path, metavar="FILE", help="price table for calls without a recorded cost (as for leaderboard --cost)")
+    add("--no-audit", action="store_true", help="leave out the flags column (arenahard audit's checks read every answer)")
     parser.set_defaults(func=run)
 
 
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = Options(
         baseline=args.baseline, judges=args.judge, category=args.category, method=args.method,
+        unparsed=args.unparsed, style_anchor=args.style_anchor, audit=not args.no_audit,
         style=args.style_control or Options.style, rounds=args.rounds,
         seed=args.seed, ci=args.ci, strong_weight=args.strong_weight, reference=args.reference, name_map=args.map,
         prices=args.prices, delta=args.delta,

@@ -137,7 +137,7 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
     pct = f"{plain.ci * 100:g}%"
     styled_rows = {r.model: r for r in styled.rows} if styled else {}
     costs = {m.model: m.cost for m in report.models}
-    flags = {r.model: r.record().get("flags") for r in plain.rows}
+    flags = {r.model: report.flags.get(r.model) for r in plain.rows}
     show_flags = any(flags.values())
     headers = ["rank", "model", "score", f"{pct} CI", "style-controlled", f"{pct} CI (sc)", "battles", "avg tokens", "unparsed", "cost"]
     headers += ["flags"] if show_flags else []

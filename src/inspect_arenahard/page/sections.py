@@ -27,7 +27,10 @@ class Options:
     baseline: str | None = None
     judges: Sequence[str] | None = None
     category: str | None = None
-    method: str = "bt"
+    method: str | None = None
+    """None: the official method of the logs' version (as ``arenahard leaderboard``)."""
+    unparsed: str | None = None
+    style_anchor: str | None = None
     style: str = "length,markdown"
     rounds: int = 100
     seed: int = 0
@@ -37,6 +40,8 @@ class Options:
     name_map: Path | None = None
     prices: Path | None = None
     delta: float = 2.0
+    audit: bool = True
+    """Show ``arenahard audit``'s per-model flags (reads every answer)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,8 @@ class Report:
     disputed: list[Disputed]
     n_disputed: int
     quality: dict[str, Any] | None = None
+    flags: dict[str, list[str]] = field(default_factory=dict)
+    """``arenahard audit`` flags per model (empty without the audit)."""
     options: Options = field(default_factory=Options)
 
 
@@ -120,6 +127,10 @@ def build(logs: Sequence[str], options: Options) -> Report:
         n_disputed=0,
         options=options,
     )
+    if options.audit:
+        from inspect_arenahard.audit import model_flags
+
+        report.flags = model_flags(logs)
     disputed = _disputed(games)
     report.disputed, report.n_disputed = disputed[:DISPUTED_SHOWN], len(disputed)
     if options.reference:
@@ -128,16 +139,17 @@ def build(logs: Sequence[str], options: Options) -> Report:
 
 
 def _boards(battles: Battles, options: Options) -> list[Board]:
-    common = dict(method=options.method, rounds=options.rounds, seed=options.seed, ci=options.ci)
+    common = dict(rounds=options.rounds, seed=options.seed, ci=options.ci, unparsed=options.unparsed)
     boards = []
-    for table in leaderboards(battles, options.baseline, **common):
+    for table in leaderboards(battles, options.baseline, method=options.method, **common):
         subset = battles.where(category=table.category) if table.category else battles
         styled, note = None, None
-        if options.method != "bt":
+        if options.method not in (None, "bt"):
             note = "style control applies to the Bradley–Terry method"
         else:
             try:
-                styled = leaderboard(subset, table.baseline, style=parse_features(options.style), category=table.category, **common)
+                styled = leaderboard(subset, table.baseline, style=parse_features(options.style), category=table.category,
+                                     style_anchor=options.style_anchor, **common)
             except ValueError as ex:  # e.g. no style metadata, or a feature constant everywhere: said, not hidden
                 note = str(ex)
         boards.append(Board(table, styled, note))
