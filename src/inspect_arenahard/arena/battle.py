@@ -49,6 +49,7 @@ from inspect_arenahard.committee import COMMITTEE, committee_agreement, committe
 from inspect_arenahard.solve import REFERENCE_ANSWER, role_bound
 from inspect_arenahard.templates import template
 from inspect_arenahard.verdicts import Position, outcome_for
+from inspect_arenahard.errors import task_errors
 
 OPPONENT = "opponent"
 REFERENCE = "reference"
@@ -239,6 +240,7 @@ def autoarena_committee(
 
 
 @task
+@task_errors
 def autoarena_battle(
     questions: str,
     battles: int | None = None,

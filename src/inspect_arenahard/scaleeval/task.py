@@ -31,6 +31,7 @@ from inspect_arenahard.scaleeval.data import PairItem, load_pairs, to_original
 from inspect_arenahard.scaleeval.debate import NUMBERS, Presented, debate, evaluate
 from inspect_arenahard.scaleeval.report import summary
 from inspect_arenahard.solve import role_bound
+from inspect_arenahard.errors import task_errors
 
 DEBATERS = "debaters"
 EVALUATOR = "evaluator"
@@ -71,6 +72,7 @@ def _variants(criteria_variant: str | list[str]) -> list[str]:
 
 
 @task
+@task_errors
 def scaleeval(
     data: str | None = None,
     format: str | None = None,
