@@ -93,13 +93,15 @@ def _load(args: argparse.Namespace) -> Battles:
 def read_log_games(paths: list[str]) -> list[dict[str, Any]]:
     """Game records; partial, superseded, ignored and damaged logs are listed on stderr, and
     finding no games at all is an error that says why (lazy import: Inspect is heavy)."""
-    from inspect_arenahard.logs import log_files, read_games
+    from inspect_arenahard.logs import read_games
 
     result = read_games(paths)
     for note in result.notes():
         print(note, file=sys.stderr)
     if result.games:
         return result.games
+    from inspect_arenahard.logs import log_files
+
     where = ", ".join(map(str, paths))
     if not log_files(paths):
         raise UserError(f"no Inspect logs (.eval or .json files) in {where}")
