@@ -91,6 +91,7 @@ INSPECT_CASES = [
     ("dataset missing", lambda d: inspect_eval("arenahard", "-T", "version=custom", "-T", "dataset=nope.jsonl"), "question file not found"),
     ("custom without data", lambda d: inspect_eval("arenahard", "-T", "version=custom"), "version=custom needs -T data_dir"),
     ("task file, relative data_dir", lambda d: inspect_eval("tasks/arenahard_v01.py", "-T", "data_dir=no/such"), f"({REPO}/no/such)"),
+    ("reference unknown", lambda d: inspect_eval("arenahard", "-T", f"data_dir={V01}", "-T", "reference=gpt-5"), "reference='gpt-5' is neither a file nor a model"),
     ("scaleeval without data", lambda d: inspect_eval("scaleeval"), "scaleeval needs -T data="),
     ("autoarena unknown domain", lambda d: inspect_eval("autoarena_questions", "-T", "domains=poetry"), "unknown domain 'poetry'"),
 ]
@@ -103,6 +104,9 @@ CLI_CASES = [
     ("leaderboard --plot format", lambda d: arenahard("leaderboard", "--battles", str(BATTLES), "--plot", "lb.xyz"), "unsupported plot format .xyz"),
     ("leaderboard --ci out of range", lambda d: arenahard("leaderboard", "--battles", str(BATTLES), "--ci", "150"), "'150' must be a confidence level"),
     ("leaderboard --baseline unknown", lambda d: arenahard("leaderboard", "--battles", str(BATTLES), "--baseline", "gpt-2"), "gpt-2"),
+    ("leaderboard --json in missing folder", lambda d: arenahard("leaderboard", "--battles", str(BATTLES), "--json", "no/such/lb.json"), "folder no/such does not exist"),
+    ("leaderboard --rounds 0", lambda d: arenahard("leaderboard", "--battles", str(BATTLES), "--rounds", "0"), "bootstrap rounds must be at least 1"),
+    ("leaderboard style feature typo", lambda d: arenahard("leaderboard", "--battles", str(BATTLES), "--style-control", "lenght"), "unknown style feature 'lenght'"),
     ("metrics --ci not a number", lambda d: arenahard("metrics", "--games", "x.jsonl", "--reference", "r.csv", "--ci", "abc"), "'abc' must be a number"),
     ("metrics benchmark missing", lambda d: arenahard("metrics", "--benchmark", "nope.jsonl", "--reference", str(BATTLES)), "nope.jsonl"),
     ("power --delta zero", lambda d: arenahard("power", str(d["logs"]), "--delta", "0"), "delta must be positive"),

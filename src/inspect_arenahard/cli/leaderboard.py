@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspect_arenahard.cli.options import CI_HELP, PLOT_HELP, confidence, plot_file
+from inspect_arenahard.cli.options import CI_HELP, PLOT_HELP, confidence, output_file, plot_file
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.outputs import wrote
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
@@ -40,8 +40,8 @@ def register(subparsers: Any) -> None:
     add_ranking_arguments(parser)
     parser.add_argument("--ci", type=confidence, default=0.95, help=CI_HELP)
     parser.add_argument("--strong-weight", type=float, default=None, help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT}; logs only)")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the rows as JSON records")
-    parser.add_argument("--csv", type=Path, metavar="FILE", help="write the rows as CSV")
+    parser.add_argument("--json", type=output_file, metavar="FILE", help="write the rows as JSON records")
+    parser.add_argument("--csv", type=output_file, metavar="FILE", help="write the rows as CSV")
     parser.add_argument("--plot", type=plot_file, metavar="FILE", help=f"forest plot of scores and CIs; {PLOT_HELP}")
     parser.set_defaults(func=run)
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from inspect_arenahard.cli.metrics import print_table, write_json
+from inspect_arenahard.cli.options import output_file
 from inspect_arenahard.errors import UserError
 
 EXAMPLES = """examples:
@@ -43,7 +44,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("logs", nargs="+", metavar="LOG", help="Inspect log files or folders of scaleeval runs")
     parser.add_argument("--human-review", metavar="FILE", help="write the items still without a reference label (.csv or .jsonl)")
     parser.add_argument("--apply-review", metavar="FILE", help="read human decisions from a filled-in review file")
-    parser.add_argument("--json", metavar="FILE", help="write coverage and all tables as JSON")
+    parser.add_argument("--json", type=output_file, metavar="FILE", help="write coverage and all tables as JSON")
     parser.set_defaults(func=run)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from inspect_arenahard import references as refs
-from inspect_arenahard.cli.options import CI_HELP, PLOT_HELP, confidence, plot_file
+from inspect_arenahard.cli.options import CI_HELP, PLOT_HELP, confidence, output_file, plot_file
 from inspect_arenahard.data import read_jsonl
 from inspect_arenahard.errors import MissingFileError, UserError
 from inspect_arenahard.outputs import save_figure, wrote
@@ -318,7 +318,7 @@ def run_power(args: argparse.Namespace) -> int:
 def _inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("logs", nargs="*", help="Inspect log files or directories")
     parser.add_argument("--games", metavar="FILE", help="JSONL of game records instead of (or besides) logs")
-    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--json", type=output_file, metavar="FILE", help="also write the results as JSON")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -21,15 +21,25 @@ def confidence(text: str) -> float:
         raise argparse.ArgumentTypeError(str(ex).removeprefix("--ci=")) from None
 
 
+def output_file(text: str) -> Path:
+    """argparse type for a file to write: refused up front when it could not be written, so a
+    long computation never ends in an error about its output."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
+    parent = path.parent
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: folder {parent} does not exist")
+    return path
+
+
 def plot_file(text: str) -> Path:
     """argparse type for ``--plot``: refuses an extension matplotlib cannot write, before any work."""
-    path = Path(text)
+    path = output_file(text)
     extension = path.suffix.lower().lstrip(".")
     formats = plot_formats()
     if extension not in formats:
         raise argparse.ArgumentTypeError(
             f"{text!r}: unsupported plot format {path.suffix or '(no extension)'}; use one of .{', .'.join(sorted(formats))}"
         )
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name such as {path / 'plot.png'}")
     return path
