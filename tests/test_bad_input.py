@@ -207,3 +207,33 @@ def test_power_without_pairs_says_so(folders: dict[str, Path], tmp_path: Path) -
     paired = next(line for line in result.stdout.splitlines() if line.startswith("paired test "))
     assert " 0 " not in paired.split("  ", 1)[1].replace("0/0", "")  # no "prompts needed 0"
     assert "no two models share scored prompts" in result.stdout
+
+
+def test_a_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only user errors become one line: an error from deep inside a library is a bug and is raised."""
+    import numpy as np
+
+    from inspect_arenahard.cli import leaderboard, main
+
+    monkeypatch.setattr(leaderboard, "run", lambda args: np.zeros(0).max())
+    with pytest.raises(ValueError, match="zero-size array"):
+        main(["leaderboard", "--battles", str(BATTLES)])
+    monkeypatch.setattr(leaderboard, "run", lambda args: leaderboard.read_battles_jsonl(Path("nope.jsonl")))
+    assert main(["leaderboard", "--battles", str(BATTLES)]) == 2
+    assert capsys.readouterr().err.strip() == "arenahard leaderboard: error: nope.jsonl: no such file or directory"
+
+
+def test_checks_and_suggestions() -> None:
+    from inspect_arenahard.errors import UserError, check_bool, check_number, confidence_level, did_you_mean
+
+    assert confidence_level("95") == confidence_level(0.95) == 0.95 and confidence_level("99.9") == pytest.approx(0.999)
+    for bad in ("0", "1", "100", "-5", "abc", "nan"):
+        with pytest.raises(UserError):
+            confidence_level(bad)
+    assert check_number("n", "3", integer=True, minimum=0) == 3 and check_number("w", "2.5", above=0) == 2.5
+    for value in (True, "1.5", None, "inf"):
+        with pytest.raises(UserError, match="n="):
+            check_number("n", value, integer=True)
+    assert check_bool("cache", "False") is False and check_bool("cache", 1) is True
+    assert did_you_mean("hard_promt", ["hard_prompt", "creative_writing"]) == " (did you mean 'hard_prompt'?)"
+    assert did_you_mean("zzz", ["hard_prompt"]) == ""
