@@ -82,6 +82,7 @@ INSPECT_CASES = [
     ("category typo", lambda d: inspect_eval("arenahard", "-T", f"data_dir={V2}", "-T", "version=v2.0", "-T", "category=hard_promt"), "did you mean 'hard_prompt'?"),
     ("scorer typo", lambda d: inspect_eval("arenahard", "-T", "scorer=comittee"), "did you mean 'committee'?"),
     ("strong_weight not a number", lambda d: inspect_eval("arenahard", "-T", f"data_dir={V01}", "-T", "strong_weight=abc"), "strong_weight='abc' must be a number"),
+    ("misspelt argument", lambda d: inspect_eval("arenahard", "-T", "strongweight=3"), "unknown task argument 'strongweight' (did you mean 'strong_weight'?)"),
     ("strong_weight zero", lambda d: inspect_eval("arenahard", "-T", "strong_weight=0"), "strong_weight=0 must be greater than 0"),
     ("judge_retries negative", lambda d: inspect_eval("arenahard", "-T", "judge_retries=-1"), "judge_retries=-1 must be at least 0"),
     ("committee_rounds fraction", lambda d: inspect_eval("arenahard", "-T", "committee_rounds=1.5"), "committee_rounds=1.5 must be an integer"),

@@ -6,6 +6,7 @@ Task arguments are a contract (later stages and users rely on them): ``version``
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,7 @@ def arenahard(
     cache: bool = True,
     scorer: str = "pairwise",
     committee_rounds: int = 1,
+    **unknown: Any,
 ) -> Task:
     """Arena-Hard-Auto: pairwise LLM judging of a model against a baseline, both orders.
 
@@ -186,7 +188,13 @@ def arenahard(
         scorer: ``pairwise`` (the judges bound to ``judge``, independently) or ``committee``
             (the models bound to ``committee`` discuss each game; same score contract).
         committee_rounds: Discussion rounds of the committee after its independent verdicts.
+        **unknown: Refused with a suggestion: Inspect would only warn about a misspelt ``-T``
+            argument and run with the default.
     """
+    if unknown:
+        known = [name for name in inspect.signature(arenahard).parameters if name != "unknown"]
+        name = sorted(unknown)[0]
+        raise UserError(f"unknown task argument {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}")
     # Every argument is checked here, before any model call: -T values arrive as strings or YAML.
     version = check_choice("version", version, VERSIONS)
     scorer = check_choice("scorer", scorer, SCORERS)
