@@ -47,9 +47,13 @@ class StoredAnswer:
 
 def user_path(path: str | Path) -> Path:
     """A path as the user typed it: relative paths are relative to the directory the command was
-    started in, even when Inspect has changed into a task file's folder to load it."""
+    started in, even when Inspect has changed into a task file's folder to load it (a program
+    that changed directory itself finds paths relative to its new one when they exist only there)."""
     path = Path(path).expanduser()
-    return path if path.is_absolute() else LAUNCH_DIR / path
+    if path.is_absolute():
+        return path
+    launched, here = LAUNCH_DIR / path, Path.cwd() / path
+    return here if here.exists() and not launched.exists() else launched
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
