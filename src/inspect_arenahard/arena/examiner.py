@@ -22,9 +22,9 @@ from inspect_ai.solver import TaskState, generate
 
 from inspect_arenahard.arena.domains import Domain, domains, parse_domains
 from inspect_arenahard.arena.questions import Question
+from inspect_arenahard.errors import task_errors
 from inspect_arenahard.logs import find_score
 from inspect_arenahard.templates import template
-from inspect_arenahard.errors import task_errors
 
 SCORER = "examiner_questions"
 

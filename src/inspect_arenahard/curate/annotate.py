@@ -32,8 +32,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from inspect_arenahard.curate.cache import file_digest
-from inspect_arenahard.templates import template
 from inspect_arenahard.errors import task_errors
+from inspect_arenahard.templates import template
 
 CRITERIA: tuple[str, ...] = (
     "specificity",

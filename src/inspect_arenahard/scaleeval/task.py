@@ -26,12 +26,12 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from inspect_arenahard.committee import CommitteeResult, majority, role_models
+from inspect_arenahard.errors import task_errors
 from inspect_arenahard.scaleeval.criteria import VARIANTS, load_rubrics, render
 from inspect_arenahard.scaleeval.data import PairItem, load_pairs, to_original
 from inspect_arenahard.scaleeval.debate import NUMBERS, Presented, debate, evaluate
 from inspect_arenahard.scaleeval.report import summary
 from inspect_arenahard.solve import role_bound
-from inspect_arenahard.errors import task_errors
 
 DEBATERS = "debaters"
 EVALUATOR = "evaluator"
