@@ -93,6 +93,8 @@ INSPECT_CASES = [
     ("custom without data", lambda d: inspect_eval("arenahard", "-T", "version=custom"), "version=custom needs -T data_dir"),
     ("task file, relative data_dir", lambda d: inspect_eval("tasks/arenahard_v01.py", "-T", "data_dir=no/such"), f"({REPO}/no/such)"),
     ("reference unknown", lambda d: inspect_eval("arenahard", "-T", f"data_dir={V01}", "-T", "reference=gpt-5"), "reference='gpt-5' is neither a file nor a model"),
+    ("judge unknown provider", lambda d: inspect_eval("arenahard", "-T", f"data_dir={V01}", "-T", "judge=nonsense/x"), "judge nonsense/x (-T judge; choose with --model-role judge"),
+    ("committee of one", lambda d: inspect_eval("arenahard", "-T", f"data_dir={V01}", "-T", "scorer=committee", "--model-role", "committee=mockllm/a"), "the committee role needs at least 2 judges"),
     ("scaleeval without data", lambda d: inspect_eval("scaleeval"), "scaleeval needs -T data="),
     ("autoarena unknown domain", lambda d: inspect_eval("autoarena_questions", "-T", "domains=poetry"), "unknown domain 'poetry'"),
 ]

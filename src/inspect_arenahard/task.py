@@ -12,10 +12,12 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import CachePolicy
+from inspect_ai.model import CachePolicy, get_model
+from inspect_ai.model._model import active_model  # no public API tells whether an eval is being set up
 from inspect_ai.scorer import mean, stderr
+from rich.text import Text
 
-from inspect_arenahard.committee import committee_agreement
+from inspect_arenahard.committee import COMMITTEE, committee_agreement, role_models
 from inspect_arenahard.data import Question, StoredAnswer, answer_file, hub_data_dir, load_answers, load_questions, user_path
 from inspect_arenahard.errors import UserError, check_bool, check_choice, check_number, did_you_mean, task_errors
 from inspect_arenahard.judges import pairwise_judge
@@ -226,6 +228,7 @@ def arenahard(
     questions = _select_categories(questions, category)
     samples = build_samples(questions, cfg, folder, baseline, live_baseline, _reference_answers(reference, folder))
     judge_cfg = cfg["judge"]
+    _check_judges(scorer, judge or judge_cfg["model"], "-T judge" if judge else f"the {version} default")
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-{version}"),
         solver=answer_with_baseline(),
@@ -245,6 +248,28 @@ def arenahard(
         metrics=[mean(), stderr(), committee_agreement()] if scorer == "committee" else None,
         metadata={"arenahard_version": version, "method": cfg.get("method", "bt")},
     )
+
+
+def _check_judges(scorer: str, default_judge: str, source: str) -> None:
+    """In an eval, make sure the judges can be reached before the model answers anything: a
+    missing API key or an unbound committee would otherwise surface at scoring, after the
+    model's calls were paid for."""
+    if active_model() is None:  # built outside an eval (e.g. to inspect the dataset): nothing to call
+        return
+    if scorer == "committee":
+        role_models(COMMITTEE)
+        return
+    if role_bound("judge"):
+        return
+    try:
+        get_model(default_judge)
+    except Exception as ex:
+        message = getattr(ex, "message", None) or str(ex)
+        reason = " ".join(Text.from_markup(message).plain.split()) if isinstance(message, str) else type(ex).__name__
+        raise UserError(
+            f"judge {default_judge} ({source}; choose with --model-role judge=<model> or -T judge=<model>) "
+            f"cannot be used: {reason}"
+        ) from None
 
 
 def _stored_baselines(cfg: dict[str, Any]) -> list[str]:
