@@ -214,7 +214,8 @@ def arenahard(
 
     folder = user_path(data_dir) if data_dir else None
     if folder is not None and not folder.is_dir():
-        raise UserError(f"data_dir={data_dir!r}: no such folder ({folder})")
+        what = "is a file, not a folder" if folder.exists() else "no such folder"
+        raise UserError(f"data_dir={data_dir!r}: {what} ({folder}); expected question.jsonl and model_answer/ inside")
     if dataset is not None:
         questions = load_questions(user_path(dataset))
     else:
