@@ -275,7 +275,7 @@ def test_committee_needs_two_members() -> None:
 
 
 def test_unknown_scorer_is_rejected() -> None:
-    with pytest.raises(ValueError, match="scorer must be one of pairwise, committee"):
+    with pytest.raises(ValueError, match="scorer=.* is not one of pairwise, committee"):
         arenahard(data_dir=str(V01), scorer="panel")
 
 

@@ -172,10 +172,10 @@ def test_errors_name_the_file(tmp_path, capsys):
 
 
 def test_confidence_argument():
-    from inspect_arenahard.cli.metrics import confidence
+    from inspect_arenahard.cli.options import confidence
 
     assert confidence("95") == confidence("0.95") == 0.95
-    with pytest.raises(Exception, match="confidence must be"):
+    with pytest.raises(Exception, match="must be a confidence level"):
         confidence("0")
     assert q.z_value(confidence("90")) == pytest.approx(1.6448536269514722)
     assert refs.DEFAULT_CI == 0.95

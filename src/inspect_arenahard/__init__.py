@@ -7,9 +7,14 @@ without pulling in Inspect.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 __version__ = "0.1.0"
+
+LAUNCH_DIR = Path.cwd()
+"""The directory the command was started in. Inspect loads this plugin at start-up, before it
+changes into a task file's folder, so relative task arguments resolve against what the user typed."""
 
 _EXPORTS = {
     "arenahard": "inspect_arenahard.task",

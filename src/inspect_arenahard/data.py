@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from inspect_arenahard import LAUNCH_DIR
+from inspect_arenahard.errors import MissingFileError, UserError
 from inspect_arenahard.style import StyleFeatures
 from inspect_arenahard.templates import config
 
@@ -43,28 +45,45 @@ class StoredAnswer:
     style: StyleFeatures | None = None
 
 
+def user_path(path: str | Path) -> Path:
+    """A path as the user typed it: relative paths are relative to the directory the command was
+    started in, even when Inspect has changed into a task file's folder to load it (a program
+    that changed directory itself finds paths relative to its new one when they exist only there)."""
+    path = Path(path).expanduser()
+    if path.is_absolute():
+        return path
+    launched, here = LAUNCH_DIR / path, Path.cwd() / path
+    return here if here.exists() and not launched.exists() else launched
+
+
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) for each non-blank line (gzip when the name ends in ``.gz``); a bad
     line is an error naming it."""
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as ex:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({ex.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object")
-            yield lineno, record
+    if path.is_dir():
+        raise UserError(f"{path} is a folder; expected a JSONL file")
+    lineno = 0
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            for lineno, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as ex:
+                    raise UserError(f"{path}:{lineno}: not valid JSON ({ex.msg})") from None
+                if not isinstance(record, dict):
+                    raise UserError(f"{path}:{lineno}: expected a JSON object")
+                yield lineno, record
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as ex:
+        raise UserError(f"{path}:{lineno + 1}: not a UTF-8 JSONL file ({type(ex).__name__})") from None
 
 
 def _field(record: dict[str, Any], names: tuple[str, ...], where: str) -> Any:
     for name in names:
         if name in record and record[name] is not None:
             return record[name]
-    raise ValueError(f"{where}: missing field {' or '.join(repr(n) for n in names)}")
+    raise UserError(f"{where}: missing field {' or '.join(repr(n) for n in names)}")
 
 
 def _question(record: dict[str, Any], where: str) -> Question:
@@ -74,14 +93,14 @@ def _question(record: dict[str, Any], where: str) -> Question:
     elif "turns" in record:
         turns = record["turns"]
         if not isinstance(turns, list) or not turns or "content" not in turns[0]:
-            raise ValueError(f"{where}: field 'turns' must be a non-empty list of {{content}}")
+            raise UserError(f"{where}: field 'turns' must be a non-empty list of {{content}}")
         if len(turns) > 1:
-            raise ValueError(f"{where}: multi-turn questions ({len(turns)} turns) are not supported")
+            raise UserError(f"{where}: multi-turn questions ({len(turns)} turns) are not supported")
         prompt = turns[0]["content"]
     else:
-        raise ValueError(f"{where}: missing field 'prompt' or 'turns'")
+        raise UserError(f"{where}: missing field 'prompt' or 'turns'")
     if not isinstance(prompt, str) or not prompt.strip():
-        raise ValueError(f"{where}: field 'prompt' must be a non-empty string")
+        raise UserError(f"{where}: field 'prompt' must be a non-empty string")
     known = {"uid", "question_id", "id", "prompt", "turns", "category", "cluster"}
     return Question(
         id=qid,
@@ -100,17 +119,17 @@ def load_questions(path: str | Path) -> list[Question]:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"question file not found: {path}")
+        raise MissingFileError(f"question file not found: {path}" + ("" if path.parent.is_dir() else f" (no folder {path.parent})"))
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for lineno, record in read_jsonl(path):
         question = _question(record, f"{path}:{lineno}")
         if question.id in seen:
-            raise ValueError(f"{path}:{lineno}: duplicate id {question.id!r} (first on line {seen[question.id]})")
+            raise UserError(f"{path}:{lineno}: duplicate id {question.id!r} (first on line {seen[question.id]})")
         seen[question.id] = lineno
         questions.append(question)
     if not questions:
-        raise ValueError(f"{path}: no questions")
+        raise UserError(f"{path}: no questions")
     return questions
 
 
@@ -119,21 +138,21 @@ def _answer_text(record: dict[str, Any], where: str) -> str:
         try:
             turn = record["choices"][0]["turns"][0]  # single-turn benchmarks: the first turn
         except (KeyError, IndexError, TypeError):
-            raise ValueError(f"{where}: field 'choices[0].turns[0]' missing") from None
+            raise UserError(f"{where}: field 'choices[0].turns[0]' missing") from None
         content = turn["content"] if isinstance(turn, dict) else turn  # FastChat references: plain strings
     elif "messages" in record:
         assistant = [m for m in record["messages"] if isinstance(m, dict) and m.get("role") == "assistant"]
         if not assistant:
-            raise ValueError(f"{where}: field 'messages' has no assistant message")
+            raise UserError(f"{where}: field 'messages' has no assistant message")
         content = assistant[-1].get("content")
         if isinstance(content, dict):
             content = content.get("answer")
     elif isinstance(record.get("answer", record.get("reference")), str):
         content = record.get("answer", record.get("reference"))
     else:
-        raise ValueError(f"{where}: missing field 'choices', 'messages', 'answer' or 'reference'")
+        raise UserError(f"{where}: missing field 'choices', 'messages', 'answer' or 'reference'")
     if not isinstance(content, str):
-        raise ValueError(f"{where}: answer content is not a string")
+        raise UserError(f"{where}: answer content is not a string")
     return content
 
 
@@ -142,7 +161,7 @@ def load_answers(path: str | Path) -> dict[str, StoredAnswer]:
     answers/references (``choices[0].turns[0]`` as a string), or plain ``{id, answer|reference}``."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"answer file not found: {path}")
+        raise MissingFileError(f"answer file not found: {path}")
     answers: dict[str, StoredAnswer] = {}
     for lineno, record in read_jsonl(path):
         where = f"{path}:{lineno}"
@@ -158,7 +177,7 @@ def answer_file(data_dir: Path, model: str) -> Path:
     path = data_dir / "model_answer" / f"{model}.jsonl"
     if not path.is_file():
         available = sorted(p.stem for p in (data_dir / "model_answer").glob("*.jsonl"))
-        raise FileNotFoundError(
+        raise MissingFileError(
             f"no stored answers for baseline '{model}' in {data_dir / 'model_answer'}"
             f" (available: {', '.join(available) or 'none'})"
         )
@@ -186,8 +205,9 @@ def hub_data_dir(version: str, models: list[str]) -> Path:
             repo_id=hub["repo_id"], repo_type=hub["repo_type"], revision=revision, allow_patterns=patterns
         )
     except Exception as ex:  # network, auth or missing revision: say what to do instead
-        raise RuntimeError(
+        reason = str(ex).strip().splitlines()[0] if str(ex).strip() else type(ex).__name__
+        raise UserError(
             f"could not download Arena-Hard {version} from the Hugging Face hub "
-            f"({hub['repo_id']}@{revision}): {ex}. Pass -T data_dir=<folder> to use a local copy."
+            f"({hub['repo_id']}@{revision}: {reason}). Pass -T data_dir=<folder> to use a local copy."
         ) from ex
     return Path(root) / folder

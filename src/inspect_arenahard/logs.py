@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -19,6 +20,10 @@ from typing import Any, Iterable, Sequence
 from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sample_summaries
 
 import inspect_ai._util.zipfile  # noqa: E402,F401  (teaches stdlib zipfile the zstd that .eval files use)
+from zstandard import ZstdError
+
+DAMAGED = (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, ZstdError)
+"""What reading a truncated, corrupt or foreign file raises; such a log is skipped and named."""
 
 from inspect_arenahard.storage import list_logs, open_archive
 
@@ -148,8 +153,8 @@ def select_runs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Header]], 
     for path in log_files(paths):
         try:
             header = read_header(path)
-        except (KeyError, ValueError, zipfile.BadZipFile) as ex:
-            result.ignored.append((path, f"not an Inspect log ({type(ex).__name__}: {ex})"))
+        except DAMAGED as ex:
+            result.ignored.append((path, f"not a readable Inspect log ({type(ex).__name__}: {ex})"))
             continue
         if not header.is_judge_log:
             result.ignored.append((path, f"task {header.task} has no {SCORER} scores"))
@@ -182,7 +187,12 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
     selected, result = select_runs(paths)
     for path, header in selected:
         run = _run(path, header)
-        for summary in raw_summaries(path):
+        try:
+            summaries = raw_summaries(path)
+        except DAMAGED as ex:
+            result.ignored.append((path, f"damaged log, samples unreadable ({type(ex).__name__}: {ex})"))
+            continue
+        for summary in summaries:
             score = find_score(summary.get("scores"), *GAME_SCORERS)
             if score is None or not score.get("metadata"):
                 run.failed_samples += 1
@@ -215,8 +225,8 @@ def raw_summaries(path: str) -> list[dict[str, Any]]:
                     parts = [_loads(archive.read(n)) for n in journal]
             latest = {(s["id"], s["epoch"]): s for part in parts for s in part}
             return list(latest.values())
-        except (zipfile.BadZipFile, KeyError, ValueError, NotImplementedError):
-            pass  # unexpected layout: let Inspect's reader decide
+        except (zipfile.BadZipFile, KeyError, ValueError, NotImplementedError, zlib.error, ZstdError):
+            pass  # unexpected layout or a damaged member: let Inspect's reader decide
     return [s.model_dump() for s in read_eval_log_sample_summaries(path)]
 
 

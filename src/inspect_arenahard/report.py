@@ -139,9 +139,11 @@ def format_report(tables: Sequence[Leaderboard], columns: Columns | None = None)
 
 
 def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:
-    """PNG with one panel per table: scores and CIs, best on top, the baseline in its own colour."""
+    """A figure (format from the extension) with one panel per table: scores and CIs, best on top, the baseline in its own colour."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
+    from inspect_arenahard.outputs import save_figure
 
     heights = [max(1.5, 0.3 * len(t.rows) + 1) for t in tables]
     fig = Figure(figsize=(8, sum(heights)))
@@ -162,4 +164,4 @@ def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:
         ax.set_title(f"{table.category or POOLED} ({table.method})" + (f"\n{style_label(table)}" if table.style else ""))
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(str(path), format="png", dpi=120)
+    save_figure(fig, path)

@@ -6,16 +6,20 @@ Task arguments are a contract (later stages and users rely on them): ``version``
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import CachePolicy
+from inspect_ai.model import CachePolicy, get_model
+from inspect_ai.model._model import active_model  # no public API tells whether an eval is being set up
 from inspect_ai.scorer import Metric, grouped, mean, stderr
+from rich.text import Text
 
-from inspect_arenahard.committee import committee_agreement
-from inspect_arenahard.data import Question, StoredAnswer, answer_file, hub_data_dir, load_answers, load_questions
+from inspect_arenahard.committee import COMMITTEE, committee_agreement, role_models
+from inspect_arenahard.data import Question, StoredAnswer, answer_file, hub_data_dir, load_answers, load_questions, user_path
+from inspect_arenahard.errors import UserError, check_bool, check_choice, check_number, did_you_mean, task_errors
 from inspect_arenahard.judges import pairwise_judge
 from inspect_arenahard.solve import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER, answer_with_baseline, role_bound
 from inspect_arenahard.templates import config
@@ -35,16 +39,39 @@ def baseline_for(version_config: dict[str, Any], category: str | None, override:
 def _categories(category: str | list[str] | None) -> set[str] | None:
     if category is None:
         return None
-    return {c.strip() for c in category.split(",")} if isinstance(category, str) else set(category)
+    if isinstance(category, str):
+        wanted = {c.strip() for c in category.split(",") if c.strip()}
+    elif isinstance(category, (list, tuple)) and all(isinstance(c, str) for c in category):
+        wanted = set(category)
+    else:
+        raise UserError(f"category={category!r} must be a name or a comma-separated list of names")
+    if not wanted:
+        raise UserError(f"category={category!r} names no category")
+    return wanted
+
+
+def _select_categories(questions: list[Question], category: str | list[str] | None) -> list[Question]:
+    wanted = _categories(category)
+    if wanted is None:
+        return questions
+    present = sorted({str(q.category) for q in questions})
+    unknown = sorted(wanted - set(present))
+    if unknown:
+        raise UserError(
+            f"category {unknown[0]!r} not in the data{did_you_mean(unknown[0], present)} (present: {', '.join(present)})"
+        )
+    return [q for q in questions if q.category in wanted]
 
 
 def _reference_answers(reference: str | None, data_dir: Path | None) -> dict[str, StoredAnswer]:
     """Reference answers from a file, or ``model_answer/<name>.jsonl`` in ``data_dir``."""
     if reference is None:
         return {}
-    path = Path(reference)
+    path = user_path(reference)
     if not path.is_file() and data_dir is not None:
         path = data_dir / "model_answer" / f"{reference}.jsonl"
+        if not path.is_file():
+            raise UserError(f"reference={reference!r} is neither a file nor a model with answers in {path.parent}")
     return load_answers(path)
 
 
@@ -65,11 +92,11 @@ def build_samples(
         answer = None
         if not live_baseline:
             if model is None:
-                raise ValueError("no baseline: pass -T baseline=<model> or bind --model-role baseline=<model>")
+                raise UserError("no baseline: pass -T baseline=<model> or bind --model-role baseline=<model>")
             if data_dir is None:
-                raise ValueError("stored baseline answers need -T data_dir=<folder> (or bind --model-role baseline=<model>)")
+                raise UserError("stored baseline answers need -T data_dir=<folder> (or bind --model-role baseline=<model>)")
             if model not in stored:
-                stored[model] = load_answers(answer_file(data_dir, model))
+                stored[model] = load_answers(_baseline_file(data_dir, model, questions, version_config, baseline))
             answer = stored[model].get(q.id)
             if answer is None:
                 missing.setdefault(model, []).append(q.id)
@@ -93,14 +120,35 @@ def build_samples(
             f"{model}: {len(ids)} missing ({', '.join(ids[:10])}{' …' if len(ids) > 10 else ''})"
             for model, ids in missing.items()
         )
-        raise ValueError(
+        raise UserError(
             f"baseline answers missing in {data_dir}/model_answer for {detail}. "
             "Generate them live with --model-role baseline=<model>, or choose another -T baseline."
         )
     return samples
 
 
+def _baseline_file(
+    data_dir: Path, model: str, questions: list[Question], version_config: dict[str, Any], override: str | None
+) -> Path:
+    """The baseline's answer file; when it is missing, say which categories could run instead."""
+    try:
+        return answer_file(data_dir, model)
+    except FileNotFoundError as ex:
+        if override:
+            raise
+        stored = {p.stem for p in (data_dir / "model_answer").glob("*.jsonl")}
+        categories = sorted({str(q.category) for q in questions})
+        runnable = [c for c in categories if baseline_for(version_config, c, None) in stored]
+        needs = sorted({str(q.category) for q in questions if baseline_for(version_config, q.category, None) == model})
+        hint = f" -T category={','.join(runnable)} to run only what is stored," if runnable else ""
+        raise UserError(
+            f"{ex}; categories {', '.join(needs)} need it. Use{hint} -T baseline=<model> for one baseline "
+            f"everywhere, --model-role baseline=<model> to answer live, or add {data_dir / 'model_answer' / model}.jsonl"
+        ) from None
+
+
 @task
+@task_errors
 def arenahard(
     version: str = "v0.1",
     data_dir: str | None = None,
@@ -116,6 +164,7 @@ def arenahard(
     cache: bool = True,
     scorer: str = "pairwise",
     committee_rounds: int = 1,
+    **unknown: Any,
 ) -> Task:
     """Arena-Hard-Auto: pairwise LLM judging of a model against a baseline, both orders.
 
@@ -141,34 +190,45 @@ def arenahard(
         scorer: ``pairwise`` (the judges bound to ``judge``, independently) or ``committee``
             (the models bound to ``committee`` discuss each game; same score contract).
         committee_rounds: Discussion rounds of the committee after its independent verdicts.
+        **unknown: Refused with a suggestion: Inspect would only warn about a misspelt ``-T``
+            argument and run with the default.
     """
-    if version not in VERSIONS:
-        raise ValueError(f"version must be one of {', '.join(VERSIONS)}, got {version!r}")
-    if scorer not in SCORERS:
-        raise ValueError(f"scorer must be one of {', '.join(SCORERS)}, got {scorer!r}")
+    if unknown:
+        known = [name for name in inspect.signature(arenahard).parameters if name != "unknown"]
+        name = sorted(unknown)[0]
+        raise UserError(f"unknown task argument {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}")
+    # Every argument is checked here, before any model call: -T values arrive as strings or YAML.
+    version = check_choice("version", version, VERSIONS)
+    scorer = check_choice("scorer", scorer, SCORERS)
+    for name, text in (("data_dir", data_dir), ("dataset", dataset), ("baseline", baseline), ("reference", reference), ("judge", judge)):
+        if text is not None and (not isinstance(text, str) or not text.strip()):
+            raise UserError(f"{name}={text!r} must be a non-empty string")
+    judge_max_tokens = None if judge_max_tokens is None else check_number("judge_max_tokens", judge_max_tokens, integer=True, minimum=1)
+    judge_temperature = None if judge_temperature is None else check_number("judge_temperature", judge_temperature, minimum=0, maximum=2)
+    judge_retries = check_number("judge_retries", judge_retries, integer=True, minimum=0, maximum=10)
+    strong_weight = None if strong_weight is None else check_number("strong_weight", strong_weight, above=0)
+    cache = check_bool("cache", cache)
+    committee_rounds = check_number("committee_rounds", committee_rounds, integer=True, minimum=0, maximum=10)
     cfg = config(f"arena-hard-{version}" if version != "custom" else "custom")
     live_baseline = role_bound("baseline")
 
-    folder = Path(data_dir) if data_dir else None
+    folder = user_path(data_dir) if data_dir else None
+    if folder is not None and not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "no such folder"
+        raise UserError(f"data_dir={data_dir!r}: {what} ({folder}); expected question.jsonl and model_answer/ inside")
     if dataset is not None:
-        questions = load_questions(dataset)
+        questions = load_questions(user_path(dataset))
     else:
         if folder is None:
             if version == "custom":
-                raise ValueError("version=custom needs -T data_dir=<folder> or -T dataset=<file.jsonl>")
+                raise UserError("version=custom needs -T data_dir=<folder> or -T dataset=<file.jsonl>")
             models = [] if live_baseline else sorted({m for m in [baseline, *_stored_baselines(cfg)] if m})
             folder = hub_data_dir(version, models)
         questions = load_questions(folder / "question.jsonl")
 
-    wanted = _categories(category)
-    if wanted is not None:
-        present = {q.category for q in questions}
-        unknown = wanted - present
-        if unknown:
-            raise ValueError(f"category {', '.join(sorted(unknown))} not in the data (present: {', '.join(sorted(map(str, present)))})")
-        questions = [q for q in questions if q.category in wanted]
-
+    questions = _select_categories(questions, category)
     samples = build_samples(questions, cfg, folder, baseline, live_baseline, _reference_answers(reference, folder))
+    _check_judges(scorer, judge or cfg["judge"]["model"], "-T judge" if judge else f"the {version} default")
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-{version}"),
         solver=answer_with_baseline(),
@@ -216,6 +276,28 @@ def task_metrics(questions: list[Question], committee: bool = False) -> list[Met
     if len({q.category for q in questions}) > 1:
         metrics.append(grouped(mean(), "category", all=False))
     return metrics if len(metrics) > 2 else None
+
+
+def _check_judges(scorer: str, default_judge: str, source: str) -> None:
+    """In an eval, make sure the judges can be reached before the model answers anything: a
+    missing API key or an unbound committee would otherwise surface at scoring, after the
+    model's calls were paid for."""
+    if active_model() is None:  # built outside an eval (e.g. to inspect the dataset): nothing to call
+        return
+    if scorer == "committee":
+        role_models(COMMITTEE)
+        return
+    if role_bound("judge"):
+        return
+    try:
+        get_model(default_judge)
+    except Exception as ex:
+        message = getattr(ex, "message", None) or str(ex)
+        reason = " ".join(Text.from_markup(message).plain.split()) if isinstance(message, str) else type(ex).__name__
+        raise UserError(
+            f"judge {default_judge} ({source}; choose with --model-role judge=<model> or -T judge=<model>) "
+            f"cannot be used: {reason}"
+        ) from None
 
 
 def _stored_baselines(cfg: dict[str, Any]) -> list[str]:

@@ -46,6 +46,7 @@ from inspect_arenahard.arena.domains import Domain, action_group, domain, parse_
 from inspect_arenahard.arena.protocol import PROTOCOL, Speaker, Step, TurnText, apply_rules, generation_order, unseen
 from inspect_arenahard.arena.questions import load_questions, select_questions
 from inspect_arenahard.committee import COMMITTEE, committee_agreement, committee_verdicts, role_models
+from inspect_arenahard.errors import task_errors
 from inspect_arenahard.integrity import neutralise
 from inspect_arenahard.solve import REFERENCE_ANSWER, role_bound
 from inspect_arenahard.templates import template
@@ -252,6 +253,7 @@ def autoarena_committee(
 
 
 @task
+@task_errors
 def autoarena_battle(
     questions: str,
     battles: int | None = None,

@@ -22,6 +22,7 @@ from inspect_ai.solver import TaskState, generate
 
 from inspect_arenahard.arena.domains import Domain, domains, parse_domains
 from inspect_arenahard.arena.questions import Question
+from inspect_arenahard.errors import task_errors
 from inspect_arenahard.logs import find_score
 from inspect_arenahard.templates import template
 
@@ -91,6 +92,7 @@ def examiner_questions() -> Scorer:
 
 
 @task
+@task_errors
 def autoarena_questions(domains: str | list[str] = "all", per_domain: int = 5) -> Task:
     """Auto-Arena examiner: ``per_domain`` questions for each domain from the ``--model``.
 

@@ -11,6 +11,8 @@ import importlib
 import sys
 from typing import Sequence
 
+from inspect_arenahard.errors import UserError, is_user_error
+
 SUBCOMMANDS: list[str] = ["leaderboard", "metrics", "curate", "metaeval", "importing", "tournament", "audit", "reporting"]
 
 
@@ -35,9 +37,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
-    except (FileNotFoundError, ValueError) as ex:
-        print(f"arenahard {args.command}: error: {ex}", file=sys.stderr)
+    except Exception as ex:
+        if not is_user_error(ex):
+            raise  # a bug: keep the traceback
+        print(f"arenahard {args.command}: error: {one_line(ex)}", file=sys.stderr)
         return 2
+
+
+def one_line(ex: BaseException) -> str:
+    """A user error's message on one line (an ``OSError`` as ``path: reason``, without errno)."""
+    if isinstance(ex, OSError) and not isinstance(ex, UserError) and ex.filename and ex.strerror:
+        return f"{ex.filename}: {ex.strerror.lower()}"
+    return " ".join(str(ex).split())
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+from inspect_arenahard.cli.options import output_file
+from inspect_arenahard.errors import UserError
+from inspect_arenahard.outputs import wrote
+
 EXAMPLES = """examples:
   arenahard audit logs/
   arenahard audit logs/ --json audit.json
@@ -28,7 +32,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("logs", nargs="*", metavar="LOG", help="Inspect logs or folders (arenahard and arenahard_probes runs)")
     parser.add_argument("--answers", type=Path, metavar="DIR", help="audit model_answer/*.jsonl of a folder in arena-hard-auto's layout instead")
     parser.add_argument("--baseline", default="gpt-4-0314", help="baseline answers for --answers (default gpt-4-0314)")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the model records {model, flags, ...figures} as JSON")
+    parser.add_argument("--json", type=output_file, metavar="FILE", help="write the model records {model, flags, ...figures} as JSON")
     parser.set_defaults(func=run)
 
 
@@ -36,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from inspect_arenahard.audit import audit_answers, audit_logs  # lazy: Inspect is heavy
 
     if bool(args.logs) == bool(args.answers):
-        raise ValueError("give LOG paths or --answers DIR (one of the two)")
+        raise UserError("give LOG paths or --answers DIR (one of the two)")
     report = audit_answers(args.answers, args.baseline) if args.answers else audit_logs(args.logs)
     sections = [format_models([m.record() for m in report.models])] if report.models else []
     if report.probes:
@@ -46,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
         print(note)
     if args.json:
         args.json.write_text(json.dumps([m.record() for m in report.models], indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        wrote(args.json)
     return 0
 
 

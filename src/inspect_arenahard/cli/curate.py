@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from inspect_arenahard.cli.options import PLOT_HELP, plot_file
 from inspect_arenahard.curate.options import add_options, from_args
 
 
@@ -106,6 +107,6 @@ def register(subparsers: Any) -> None:
     p = steps.add_parser("report", help="cluster table, score distribution, cost, and a plot of cluster means")
     p.add_argument("work", help="work folder")
     p.add_argument("--logs", action="append", help="annotation logs (default: those `curate select` used)")
-    p.add_argument("--plot", help="write a PNG of cluster mean scores here")
+    p.add_argument("--plot", type=plot_file, metavar="FILE", help=f"plot of cluster mean scores; {PLOT_HELP}")
     p.add_argument("--price", action="append", type=_price, help="MODEL=INPUT,OUTPUT USD per million tokens (repeatable)")
     p.set_defaults(func=_report)

@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from inspect_arenahard.costs import CostReport, format_cost, format_costs, log_costs, read_prices
+from inspect_arenahard.cli.options import CI_HELP, PLOT_HELP, confidence, output_file, plot_file
+from inspect_arenahard.errors import UserError
+from inspect_arenahard.outputs import wrote
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
 from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES, leaderboards
@@ -37,11 +40,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--battles", type=Path, metavar="FILE", help="JSONL of {question_id, model_a, model_b, winner} rows instead of logs")
     parser.add_argument("--baseline", help="anchor model (default: the baseline the judge records name)")
     add_ranking_arguments(parser)
-    parser.add_argument("--ci", type=float, default=0.95, help="confidence level of the percentile interval (default 0.95)")
+    parser.add_argument("--ci", type=confidence, default=0.95, help=CI_HELP)
     parser.add_argument("--strong-weight", type=float, default=None, help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT}; logs only)")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the rows as JSON records")
-    parser.add_argument("--csv", type=Path, metavar="FILE", help="write the rows as CSV")
-    parser.add_argument("--plot", type=Path, metavar="PNG", help="write a forest plot of scores and CIs")
+    parser.add_argument("--json", type=output_file, metavar="FILE", help="write the rows as JSON records")
+    parser.add_argument("--csv", type=output_file, metavar="FILE", help="write the rows as CSV")
+    parser.add_argument("--plot", type=plot_file, metavar="FILE", help=f"forest plot of scores and CIs; {PLOT_HELP}")
     parser.add_argument("--no-audit", action="store_true", help="skip the flags column (arenahard audit's checks read every answer)")
     add_cost_arguments(parser)
     parser.set_defaults(func=run)
@@ -86,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
         print("\n" + format_costs(costs))
     if args.json:
         write_json(args.json, tables, extra)
+        wrote(args.json)
     if args.csv:
         write_csv(args.csv, tables, extra)
+        wrote(args.csv)
     if args.plot:
         plot_forest(args.plot, tables)
     return 0
@@ -127,27 +132,40 @@ def _costs(args: argparse.Namespace) -> CostReport | None:
     if not args.cost:
         return None
     if not args.logs:
-        raise ValueError("--cost reads the logs' usage records; it does not apply to --battles")
+        raise UserError("--cost reads the logs' usage records; it does not apply to --battles")
     return log_costs(args.logs, read_prices(args.prices) if args.prices else None)
 
 
 def _load(args: argparse.Namespace) -> Battles:
     if bool(args.logs) == bool(args.battles):
-        raise ValueError("give LOG paths or --battles FILE (one of the two)")
+        raise UserError("give LOG paths or --battles FILE (one of the two)")
     if args.battles:
         if args.strong_weight is not None:
-            raise ValueError("--strong-weight applies to judge logs; battle files already repeat strong verdicts")
+            raise UserError("--strong-weight applies to judge logs; battle files already repeat strong verdicts")
         return read_battles_jsonl(args.battles)
-    games, report = read_log_games(args.logs)
-    if report:
-        print(report, file=sys.stderr)
+    games = read_log_games(args.logs)
     return from_games(games, STRONG_WEIGHT if args.strong_weight is None else args.strong_weight)
 
 
-def read_log_games(paths: list[str]) -> tuple[list[dict[str, Any]], str | None]:
-    """Game records and a note on partial, superseded and ignored runs (lazy: Inspect is heavy)."""
+def read_log_games(paths: list[str]) -> list[dict[str, Any]]:
+    """Game records; partial, superseded, ignored and damaged logs are listed on stderr, and
+    finding no games at all is an error that says why (lazy import: Inspect is heavy)."""
     from inspect_arenahard.logs import read_games
 
     result = read_games(paths)
-    notes = result.notes()
-    return result.games, "\n".join(notes) if notes else None
+    for note in result.notes():
+        print(note, file=sys.stderr)
+    if result.games:
+        return result.games
+    from inspect_arenahard.logs import log_files
+
+    where = ", ".join(map(str, paths))
+    if not log_files(paths):
+        raise UserError(f"no Inspect logs (.eval or .json files) in {where}")
+    if not result.runs:
+        raise UserError(f"no arenahard judge logs in {where} ({len(result.ignored)} other or damaged logs listed above)")
+    samples = sum(run.failed_samples for run in result.runs)
+    raise UserError(
+        f"the arenahard logs in {where} hold no judged games: all {samples} samples are failed or unscored "
+        "(no game has a parsed verdict label; see `inspect view`)"
+    )

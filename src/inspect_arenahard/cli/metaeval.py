@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from inspect_arenahard.cli.metrics import print_table, write_json
+from inspect_arenahard.cli.options import output_file
+from inspect_arenahard.errors import UserError
 
 EXAMPLES = """examples:
   arenahard metaeval logs/
@@ -42,7 +44,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("logs", nargs="+", metavar="LOG", help="Inspect log files or folders of scaleeval runs")
     parser.add_argument("--human-review", metavar="FILE", help="write the items still without a reference label (.csv or .jsonl)")
     parser.add_argument("--apply-review", metavar="FILE", help="read human decisions from a filled-in review file")
-    parser.add_argument("--json", metavar="FILE", help="write coverage and all tables as JSON")
+    parser.add_argument("--json", type=output_file, metavar="FILE", help="write coverage and all tables as JSON")
     parser.set_defaults(func=run)
 
 
@@ -55,14 +57,14 @@ def run(args: argparse.Namespace) -> int:
     for note in found.notes():
         print(note, file=sys.stderr)
     if not found.records:
-        raise ValueError("no scaleeval item records found in the given logs")
+        raise UserError("no scaleeval item records found in the given logs")
     decisions: dict[str, str] = {}
     if args.apply_review:
         read = review.read_decisions(args.apply_review)
         decisions = read.decisions
         stray = review.unmatched(decisions, found.records)
         if stray:
-            raise ValueError(f"{args.apply_review}: {len(stray)} decisions name no item in these logs: {', '.join(stray[:5])}")
+            raise UserError(f"{args.apply_review}: {len(stray)} decisions name no item in these logs: {', '.join(stray[:5])}")
         print(f"applied {len(decisions)} human decisions from {args.apply_review} ({read.pending} rows still blank)")
     result = report(found.records, decisions)
     coverage = result["coverage"]

@@ -11,32 +11,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from inspect_arenahard import references as refs
+from inspect_arenahard.cli.options import CI_HELP, PLOT_HELP, confidence, output_file, plot_file
 from inspect_arenahard.data import read_jsonl
+from inspect_arenahard.errors import MissingFileError, UserError
+from inspect_arenahard.outputs import save_figure, wrote
 from inspect_arenahard.stats import judge_bias, power, quality
 from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES
 from inspect_arenahard.stats.style_control import ANCHORS
 
-_CI_HELP = "confidence level of the intervals, 0.95 or 95 (default 0.95)"
-
-
 # ---------------------------------------------------------------- shared helpers
-
-def confidence(text: str) -> float:
-    """argparse type: 0.95 and 95 both mean a 95% interval."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    value = value / 100.0 if value > 1.0 else value
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"confidence must be in (0, 1) or (1, 100): {text!r}")
-    return value
-
 
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
@@ -69,7 +56,7 @@ def _jsonable(value: Any) -> Any:
 def write_json(path: str | None, payload: dict[str, Any]) -> None:
     if path:
         Path(path).write_text(json.dumps(_jsonable(payload), indent=2, allow_nan=False) + "\n", encoding="utf-8")
-        print(f"\nwrote {path}")
+        wrote(path)
 
 
 def load_games(logs: Sequence[str], games_file: str | None) -> list[dict[str, Any]]:
@@ -78,19 +65,16 @@ def load_games(logs: Sequence[str], games_file: str | None) -> list[dict[str, An
     if logs:
         from inspect_arenahard.cli.leaderboard import read_log_games  # lazy: the log reader pulls in Inspect
 
-        games, report = read_log_games(list(logs))
-        if report:
-            print(report, file=sys.stderr)
-        records.extend(games)
+        records.extend(read_log_games(list(logs)))
     if games_file:
         path = Path(games_file)
         if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such file")
+            raise MissingFileError(f"{path}: no such file")
         records.extend(record for _, record in read_jsonl(path))
     if not logs and not games_file:
-        raise ValueError("give log files/directories or --games FILE")
+        raise UserError("give log files/directories or --games FILE")
     if not records:
-        raise ValueError("no game records found in the given inputs")
+        raise UserError("no game records found in the given inputs")
     return records
 
 
@@ -133,14 +117,14 @@ def _benchmark_from_logs(args: argparse.Namespace) -> refs.ScoreTable:
 
 def run_metrics(args: argparse.Namespace) -> int:
     if bool(args.benchmark) == bool(args.logs or args.games):
-        raise ValueError("give either logs (or --games) or --benchmark FILE, not both or neither")
+        raise UserError("give either logs (or --games) or --benchmark FILE, not both or neither")
     bench = refs.load_score_table(args.benchmark) if args.benchmark else _benchmark_from_logs(args)
     ref = refs.load_score_table(args.reference)
     name_map = refs.load_name_map(args.map) if args.map else None
     alignment = refs.align_models(bench.models, ref.models, name_map, only_mapped=args.only_mapped)
     if len(alignment.pairs) < 2:
         _print_unmatched(alignment)
-        raise ValueError(f"only {len(alignment.pairs)} model(s) match between {bench.source} and {ref.source}; need 2")
+        raise UserError(f"only {len(alignment.pairs)} model(s) match between {bench.source} and {ref.source}; need 2")
     b_names = [b for b, _ in alignment.pairs]
     r_names = [r for _, r in alignment.pairs]
     b = refs.interval_scores(bench, b_names, args.ci)
@@ -188,7 +172,7 @@ def run_metrics(args: argparse.Namespace) -> int:
 
 def plot_scores(path: str, names: Sequence[str], bench: quality.IntervalScores, ref: quality.IntervalScores,
                 ci: float, bench_label: str, ref_label: str, note: str = "") -> None:
-    """PNG of benchmark score against reference score, with both intervals as error bars."""
+    """A plot of benchmark score against reference score, with both intervals as error bars."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -206,9 +190,8 @@ def plot_scores(path: str, names: Sequence[str], bench: quality.IntervalScores, 
     ax.set_title(f"Benchmark vs reference ({ci:.0%} intervals)" + (f"\n{note}" if note else ""))
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
     plt.close(fig)
-    print(f"wrote {path}")
 
 
 # ---------------------------------------------------------------- judges
@@ -326,6 +309,10 @@ def run_power(args: argparse.Namespace) -> int:
             ["non-overlapping CIs", r.typical_sd, r.prompts_needed_ci_overlap, r.min_delta_ci_overlap, f"{r.pairs_separated_ci_overlap}/{r.n_pairs}"],
             ["paired test", r.typical_sd_diff, r.prompts_needed_paired, r.min_delta_paired, f"{r.pairs_separated_paired}/{r.n_pairs}"],
         ])
+        if r.prompts_needed_paired is None:
+            only = ", ".join(s.model for s in r.models)
+            print(f"paired test: no two models share scored prompts (judge {judge}: {only}); "
+                  "add a log of another model on the same prompts")
     write_json(args.json, payload)
     return 0
 
@@ -335,7 +322,7 @@ def run_power(args: argparse.Namespace) -> int:
 def _inputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("logs", nargs="*", help="Inspect log files or directories")
     parser.add_argument("--games", metavar="FILE", help="JSONL of game records instead of (or besides) logs")
-    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--json", type=output_file, metavar="FILE", help="also write the results as JSON")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -345,8 +332,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--reference", metavar="FILE", required=True, help="reference scores: bootstrap JSONL or leaderboard CSV")
     p.add_argument("--map", metavar="FILE", help="JSON object of model-name aliases between benchmark and reference")
     p.add_argument("--only-mapped", action="store_true", help="compare only models named in --map")
-    p.add_argument("--ci", type=confidence, default=quality.DEFAULT_CI, help=_CI_HELP)
-    p.add_argument("--plot", metavar="PNG", help="write a benchmark-vs-reference scatter plot with intervals")
+    p.add_argument("--ci", type=confidence, default=quality.DEFAULT_CI, help=CI_HELP)
+    p.add_argument("--plot", type=plot_file, metavar="FILE", help=f"benchmark-vs-reference scatter plot with intervals; {PLOT_HELP}")
     p.add_argument("--judge", action="append", metavar="MODEL", help="logs: use only this judge (repeatable; default all pooled)")
     p.add_argument("--category", help="logs: use only this question category")
     p.add_argument("--method", choices=METHODS, help="logs: bt (v0.1) or mean (v2.0) scores (default: the logs' version's)")
@@ -367,5 +354,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("power", help="prompts needed to separate two models a given delta apart")
     _inputs(p)
     p.add_argument("--delta", type=float, default=2.0, help="score difference to detect, in points (default 2)")
-    p.add_argument("--ci", type=confidence, default=quality.DEFAULT_CI, help=_CI_HELP)
+    p.add_argument("--ci", type=confidence, default=quality.DEFAULT_CI, help=CI_HELP)
     p.set_defaults(func=run_power)

@@ -16,7 +16,7 @@ EXAMPLES = """examples:
 
 def register(subparsers: Any) -> None:
     from inspect_arenahard.cli.leaderboard import add_ranking_arguments
-    from inspect_arenahard.cli.metrics import confidence
+    from inspect_arenahard.cli.options import CI_HELP, confidence
 
     parser = subparsers.add_parser(
         "report",
@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
     add("--html", type=Path, required=True, metavar="OUT", help="folder to write index.html into")
     add("--baseline", help="anchor model (default: the baseline the judge records name)")
     add_ranking_arguments(parser)  # --style-control: features of the style-controlled board (default length,markdown)
-    add("--ci", type=confidence, default=0.95, help="confidence level, 0.95 or 95 (default 0.95)")
+    add("--ci", type=confidence, default=0.95, help=CI_HELP)
     add("--strong-weight", type=float, default=STRONG_WEIGHT, help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT})")
     add("--reference", type=Path, metavar="FILE", help="reference scores (leaderboard CSV or bootstrap JSONL) for benchmark quality")
     add("--map", type=Path, metavar="FILE", help="JSON object of model-name aliases for --reference")

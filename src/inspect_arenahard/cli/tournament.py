@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from inspect_arenahard.cli.leaderboard import add_cost_arguments
+from inspect_arenahard.cli.options import output_file
+from inspect_arenahard.outputs import wrote
 
 EXAMPLES = """examples:
   inspect eval autoarena_questions -T domains=all -T per_domain=5 --model openai/gpt-4.1
@@ -50,13 +52,13 @@ def register(subparsers: Any) -> None:
     report.add_argument("folder", type=Path, metavar="FOLDER")
     report.add_argument("--reference", type=Path, metavar="FILE", help="reference ranking (leaderboard CSV or bootstrap JSONL) for Spearman/Kendall")
     report.add_argument("--name-map", type=Path, metavar="JSON", help="model-name aliases between the tournament and the reference")
-    report.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
+    report.add_argument("--json", type=output_file, metavar="FILE", help="write the report as JSON")
     add_cost_arguments(report)
     report.set_defaults(func=_report)
 
     questions = commands.add_parser("questions", help="export an autoarena_questions log as battle questions (JSONL)")
     questions.add_argument("log", type=Path, metavar="LOG")
-    questions.add_argument("-o", "--output", type=Path, required=True, metavar="FILE")
+    questions.add_argument("-o", "--output", type=output_file, required=True, metavar="FILE")
     questions.set_defaults(func=_questions)
 
 
@@ -116,6 +118,7 @@ def _report(args: argparse.Namespace) -> int:
         record["cost"] = costs.summary()
     if args.json:
         args.json.write_text(json.dumps(record, indent=1), encoding="utf-8")
+        wrote(args.json)
     return 0
 
 

@@ -32,6 +32,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from inspect_arenahard.curate.cache import file_digest
+from inspect_arenahard.errors import task_errors
 from inspect_arenahard.templates import template
 
 CRITERIA: tuple[str, ...] = (
@@ -206,6 +207,7 @@ def prompt_quality() -> Scorer:
 
 
 @task
+@task_errors
 def arenahard_annotate(
     pool: str,
     screen_min_score: int = 5,

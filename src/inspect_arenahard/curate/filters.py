@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from inspect_arenahard.curate.cache import progress
+from inspect_arenahard.errors import UserError
 
 
 @dataclass
@@ -41,6 +42,16 @@ class FilterOptions:
     )
 
 
+FILTER_OPTIONS = {
+    "multi_turn": "first_turn",
+    "min_length": "min_chars",
+    "language": "languages",
+    "hook": "hook",
+    "near_duplicate": "near_dup_threshold",
+}
+"""The option that relaxes each filter, named when a filter empties the pool."""
+
+
 @dataclass
 class FilterLog:
     """Counts in/out per filter and the removed rows (id, filter, detail)."""
@@ -50,12 +61,27 @@ class FilterLog:
 
     def apply(self, name: str, df: pd.DataFrame, keep: pd.Series | np.ndarray, detail: pd.Series | None = None) -> pd.DataFrame:
         keep = np.asarray(keep, dtype=bool)
+        if len(df) and not keep.any():
+            raise UserError(self.emptied(name, df, detail))
         dropped = df.loc[~keep, ["id"]].copy()
         dropped["filter"] = name
         dropped["detail"] = detail[~keep].astype(str).to_numpy() if detail is not None else ""
         self.removed.append(dropped)
         self.counts.append({"filter": name, "in": len(df), "out": int(keep.sum()), "removed": int((~keep).sum())})
         return df.loc[keep].reset_index(drop=True)
+
+    @staticmethod
+    def emptied(name: str, df: pd.DataFrame, detail: pd.Series | None) -> str:
+        """Why the pool is now empty: the filter, its most common reasons, the option to loosen."""
+        reasons = ""
+        if detail is not None:
+            common = pd.Series(detail).astype(str).value_counts().head(3)
+            reasons = " (" + ", ".join(f"{value}: {count}" for value, count in common.items()) + ")"
+        option = FILTER_OPTIONS.get(name)
+        hint = f"; change --{option.replace('_', '-')} (config: filters.{option})" if option else ""
+        if name == "language":
+            hint += ", e.g. 'any' or the pool's language"
+        return f"the {name} filter removed all {len(df)} remaining prompts{reasons}{hint}"
 
     def note(self, name: str, n: int, changed: int) -> None:
         """A filter that edits prompts instead of removing them (e.g. truncation)."""
@@ -176,6 +202,8 @@ def contact_details(prompt: str) -> str | None:
 
 def apply_text_filters(df: pd.DataFrame, options: FilterOptions, log: FilterLog) -> pd.DataFrame:
     """All filters that need only the text, in order; returns the kept rows with ``prompt``."""
+    if not len(df):
+        raise UserError("the prompt pool is empty: ingest found no prompts")
     df = turns_to_prompt(df, log, options.first_turn)
     df = exact_duplicates(df, log)
     df = min_length(df, log, options.min_chars)

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from inspect_arenahard.curate.cache import Timer, file_digest, progress, step_key, up_to_date, write_report
 from inspect_arenahard.curate.work import Work
+from inspect_arenahard.errors import MissingFileError
 
 SCHEMA = pa.schema(
     [
@@ -164,8 +165,13 @@ def _hf_dataset(source: str, options: IngestOptions) -> tuple[Any, str]:
     else:
         try:
             loaded = datasets.load_dataset(source, name=options.subset, split=options.split)
-        except FileNotFoundError as ex:
-            raise FileNotFoundError(f"source {source!r} is neither a local file nor a loadable dataset: {ex}") from ex
+        except (OSError, ValueError) as ex:  # not found, offline, gated, unknown split: say so in one line
+            reason = (str(ex).strip().splitlines() or [type(ex).__name__])[0]
+            raise MissingFileError(
+                f"source {source!r} is neither a local file nor a Hugging Face dataset that can be loaded "
+                f"({reason}); check the name, your network and `huggingface-cli login` for gated datasets, "
+                "or give a local JSON/JSONL/Parquet file"
+            ) from ex
     return loaded, str(getattr(loaded, "_fingerprint", ""))
 
 

@@ -22,6 +22,7 @@ from inspect_arenahard.curate.cache import read_report, write_report
 from inspect_arenahard.curate.selection import SelectOptions, join_annotations, cluster_table
 from inspect_arenahard.curate.topics import OUTLIER
 from inspect_arenahard.curate.work import Work
+from inspect_arenahard.outputs import save_figure
 
 def cost_estimate(usage: list[dict[str, Any]], pool_size: int, prices: dict[str, tuple[float, float]]) -> dict[str, Any]:
     """USD spent per model, and projected for annotating the whole pool at the same rate."""
@@ -89,7 +90,7 @@ def plot_cluster_means(table: pd.DataFrame, min_cluster_mean: float, path: Path)
     ax.set_title("Cluster mean prompt-quality scores")
     ax.legend(loc="upper right")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
     plt.close(fig)
 
 

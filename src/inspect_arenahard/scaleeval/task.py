@@ -26,6 +26,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from inspect_arenahard.committee import CommitteeResult, majority, role_models
+from inspect_arenahard.errors import task_errors
 from inspect_arenahard.scaleeval.criteria import VARIANTS, load_rubrics, render
 from inspect_arenahard.scaleeval.data import PairItem, load_pairs, to_original
 from inspect_arenahard.scaleeval.debate import NUMBERS, Presented, debate, evaluate
@@ -71,6 +72,7 @@ def _variants(criteria_variant: str | list[str]) -> list[str]:
 
 
 @task
+@task_errors
 def scaleeval(
     data: str | None = None,
     format: str | None = None,

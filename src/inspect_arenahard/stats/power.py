@@ -58,7 +58,8 @@ class PowerReport:
     typical_sd_diff: float
     n_prompts: int
     prompts_needed_ci_overlap: int
-    prompts_needed_paired: int
+    prompts_needed_paired: int | None
+    """None without a pair of models scored on the same prompts (nothing to pair)."""
     min_delta_ci_overlap: float
     min_delta_paired: float
     n_pairs: int
@@ -103,7 +104,7 @@ def power_analysis(scores: Mapping[str, Mapping[Hashable, float]], delta: float,
         delta=delta, ci=ci, models=spreads, typical_sd=typical_sd, typical_sd_diff=typical_sd_diff,
         n_prompts=n,
         prompts_needed_ci_overlap=prompts_needed(typical_sd, typical_sd, delta, ci),
-        prompts_needed_paired=prompts_needed_paired(typical_sd_diff, delta, ci) if sd_diffs else 0,
+        prompts_needed_paired=prompts_needed_paired(typical_sd_diff, delta, ci) if sd_diffs else None,
         min_delta_ci_overlap=2 * z * typical_sd / math.sqrt(n) if n else math.nan,
         min_delta_paired=z * typical_sd_diff / math.sqrt(n) if n and sd_diffs else math.nan,
         n_pairs=len(spreads) * (len(spreads) - 1) // 2,
