@@ -97,6 +97,9 @@ INSPECT_CASES = [
     ("committee of one", lambda d: inspect_eval("arenahard", "-T", f"data_dir={V01}", "-T", "scorer=committee", "--model-role", "committee=mockllm/a"), "the committee role needs at least 2 judges"),
     ("scaleeval without data", lambda d: inspect_eval("scaleeval"), "scaleeval needs -T data="),
     ("autoarena unknown domain", lambda d: inspect_eval("autoarena_questions", "-T", "domains=poetry"), "unknown domain 'poetry'"),
+    ("probes typo", lambda d: inspect_eval("arenahard_probes", "-T", "probes=nul"), "probes: nul unknown (did you mean 'null'?)"),
+    ("probes prompts zero", lambda d: inspect_eval("arenahard_probes", "-T", "prompts=0"), "prompts=0 must be at least 1"),
+    ("probes judge_retries", lambda d: inspect_eval("arenahard_probes", "-T", f"data_dir={V01}", "-T", "judge_retries=x"), "judge_retries='x' must be an integer"),
 ]
 
 CLI_CASES = [
@@ -116,6 +119,8 @@ CLI_CASES = [
     ("curate filter empties pool", lambda d: arenahard("curate", "cluster", str(d["work"]), "--min-chars", "100000"), "the min_length filter removed all"),
     ("curate hub unreachable", lambda d: arenahard("curate", "ingest", "--source", "nobody/no-such-dataset", "--out", str(d["empty"] / "w")), "source 'nobody/no-such-dataset' is neither"),
     ("curate config missing", lambda d: arenahard("curate", "run", "nope.yaml"), "config file not found: nope.yaml"),
+    ("audit nothing to read", lambda d: arenahard("audit"), "give LOG paths or --answers DIR"),
+    ("report without logs", lambda d: arenahard("report", str(d["empty"]), "--html", str(d["empty"] / "site")), "no Inspect logs"),
     ("import unknown judge", lambda d: arenahard("import", "arena-hard-auto", str(V01), "--judge", "gpt-5", "--out", str(d["empty"] / "x")), "gpt-5"),
 ]
 

@@ -25,6 +25,7 @@ from zstandard import ZstdError
 DAMAGED = (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, ZstdError)
 """What reading a truncated, corrupt or foreign file raises; such a log is skipped and named."""
 
+from inspect_arenahard.errors import UserError
 from inspect_arenahard.storage import list_logs, open_archive
 
 try:  # ~3× faster JSON when present (it often is, as a dependency of other tools); optional
@@ -207,6 +208,20 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
             result.games += games
         result.runs.append(run)
     return result
+
+
+def no_games_error(result: LogGames, paths: Sequence[str | Path]) -> UserError:
+    """Why ``paths`` gave no game: no logs at all, no arenahard logs, or no judged sample."""
+    where = ", ".join(map(str, paths))
+    if not log_files(paths):
+        return UserError(f"no Inspect logs (.eval or .json files) in {where}")
+    if not result.runs:
+        return UserError(f"no arenahard judge logs in {where} ({len(result.ignored)} other or damaged logs listed above)")
+    samples = sum(run.failed_samples for run in result.runs)
+    return UserError(
+        f"the arenahard logs in {where} hold no judged games: all {samples} samples are failed or unscored "
+        "(no game has a parsed verdict label; see `inspect view`)"
+    )
 
 
 def raw_summaries(path: str) -> list[dict[str, Any]]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 from typing import Any, Callable
 
 from inspect_ai import Task, task
@@ -33,7 +32,8 @@ from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from inspect_arenahard.data import hub_data_dir, load_questions
+from inspect_arenahard.data import hub_data_dir, load_questions, user_path
+from inspect_arenahard.errors import UserError, check_choice, check_number, did_you_mean, task_errors
 from inspect_arenahard.judges import pairwise_judge
 from inspect_arenahard.task import _stored_baselines, build_samples, judge_settings
 from inspect_arenahard.templates import config
@@ -95,7 +95,8 @@ def probe_names(probes: str | list[str] | None) -> list[str]:
     names = list(PROBES) if probes is None else [p.strip() for p in probes.split(",")] if isinstance(probes, str) else list(probes)
     unknown = [p for p in names if p not in PROBES]
     if unknown or not names:
-        raise ValueError(f"probes: {', '.join(unknown) or '(empty)'} unknown; expected among {', '.join(PROBES)}")
+        hint = did_you_mean(unknown[0], PROBES) if unknown else ""
+        raise UserError(f"probes: {', '.join(unknown) or '(empty)'} unknown{hint}; expected among {', '.join(PROBES)}")
     return names
 
 
@@ -150,6 +151,7 @@ def probe_judge(**judge_args: Any) -> Scorer:
 
 
 @task
+@task_errors
 def arenahard_probes(
     probes: str | list[str] | None = None,
     prompts: int = 20,
@@ -179,12 +181,12 @@ def arenahard_probes(
         cache: Cache judge replies.
     """
     names = probe_names(probes)
-    if version not in ("v0.1", "v2.0"):
-        raise ValueError(f"version must be v0.1 or v2.0, got {version!r}")
-    if prompts < 1:
-        raise ValueError(f"prompts must be at least 1, got {prompts}")
+    version = check_choice("version", version, ("v0.1", "v2.0"))
+    prompts = check_number("prompts", prompts, integer=True, minimum=1)
+    seed = check_number("seed", seed, integer=True)
     cfg = config(f"arena-hard-{version}")
-    folder = Path(data_dir) if data_dir else hub_data_dir(version, sorted({m for m in [baseline, *_stored_baselines(cfg)] if m}))
+    settings = judge_settings(cfg, judge, judge_max_tokens, judge_temperature, judge_retries, None, cache)
+    folder = user_path(data_dir) if data_dir else hub_data_dir(version, sorted({m for m in [baseline, *_stored_baselines(cfg)] if m}))
     questions = load_questions(folder / "question.jsonl")
     chosen = random.Random(seed).sample(questions, min(prompts, len(questions)))
     base = build_samples(chosen, cfg, folder, baseline, False, {})
@@ -194,6 +196,6 @@ def arenahard_probes(
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-probes-{version}"),
         solver=play_probe(),
-        scorer=probe_judge(**judge_settings(cfg, judge, judge_max_tokens, judge_temperature, judge_retries, None, cache)),
+        scorer=probe_judge(**settings),
         metadata={"arenahard_version": version, "probes": names},
     )

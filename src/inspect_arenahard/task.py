@@ -203,13 +203,9 @@ def arenahard(
     for name, text in (("data_dir", data_dir), ("dataset", dataset), ("baseline", baseline), ("reference", reference), ("judge", judge)):
         if text is not None and (not isinstance(text, str) or not text.strip()):
             raise UserError(f"{name}={text!r} must be a non-empty string")
-    judge_max_tokens = None if judge_max_tokens is None else check_number("judge_max_tokens", judge_max_tokens, integer=True, minimum=1)
-    judge_temperature = None if judge_temperature is None else check_number("judge_temperature", judge_temperature, minimum=0, maximum=2)
-    judge_retries = check_number("judge_retries", judge_retries, integer=True, minimum=0, maximum=10)
-    strong_weight = None if strong_weight is None else check_number("strong_weight", strong_weight, above=0)
-    cache = check_bool("cache", cache)
     committee_rounds = check_number("committee_rounds", committee_rounds, integer=True, minimum=0, maximum=10)
     cfg = config(f"arena-hard-{version}" if version != "custom" else "custom")
+    settings = judge_settings(cfg, judge, judge_max_tokens, judge_temperature, judge_retries, strong_weight, cache)
     live_baseline = role_bound("baseline")
 
     folder = user_path(data_dir) if data_dir else None
@@ -233,7 +229,7 @@ def arenahard(
         dataset=MemoryDataset(samples, name=f"arenahard-{version}"),
         solver=answer_with_baseline(),
         scorer=pairwise_judge(
-            **judge_settings(cfg, judge, judge_max_tokens, judge_temperature, judge_retries, strong_weight, cache),
+            **settings,
             committee_rounds=committee_rounds if scorer == "committee" else None,
         ),
         metrics=task_metrics(questions, committee=scorer == "committee"),
@@ -250,7 +246,13 @@ def judge_settings(
     strong_weight: float | None,
     cache: bool,
 ) -> dict[str, Any]:
-    """``pairwise_judge`` arguments from a version's configuration and the task's overrides."""
+    """``pairwise_judge`` arguments from a version's configuration and the task's overrides,
+    each override checked (type and range) before any model call."""
+    max_tokens = None if max_tokens is None else check_number("judge_max_tokens", max_tokens, integer=True, minimum=1)
+    temperature = None if temperature is None else check_number("judge_temperature", temperature, minimum=0, maximum=2)
+    retries = check_number("judge_retries", retries, integer=True, minimum=0, maximum=10)
+    strong_weight = None if strong_weight is None else check_number("strong_weight", strong_weight, above=0)
+    cache = check_bool("cache", cache)
     judge_cfg = cfg["judge"]
     return dict(
         default_judge=judge or judge_cfg["model"],

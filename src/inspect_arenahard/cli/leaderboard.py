@@ -150,22 +150,11 @@ def _load(args: argparse.Namespace) -> Battles:
 def read_log_games(paths: list[str]) -> list[dict[str, Any]]:
     """Game records; partial, superseded, ignored and damaged logs are listed on stderr, and
     finding no games at all is an error that says why (lazy import: Inspect is heavy)."""
-    from inspect_arenahard.logs import read_games
+    from inspect_arenahard.logs import no_games_error, read_games
 
     result = read_games(paths)
     for note in result.notes():
         print(note, file=sys.stderr)
-    if result.games:
-        return result.games
-    from inspect_arenahard.logs import log_files
-
-    where = ", ".join(map(str, paths))
-    if not log_files(paths):
-        raise UserError(f"no Inspect logs (.eval or .json files) in {where}")
-    if not result.runs:
-        raise UserError(f"no arenahard judge logs in {where} ({len(result.ignored)} other or damaged logs listed above)")
-    samples = sum(run.failed_samples for run in result.runs)
-    raise UserError(
-        f"the arenahard logs in {where} hold no judged games: all {samples} samples are failed or unscored "
-        "(no game has a parsed verdict label; see `inspect view`)"
-    )
+    if not result.games:
+        raise no_games_error(result, paths)
+    return result.games

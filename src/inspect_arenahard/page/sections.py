@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from inspect_arenahard import references as refs
-from inspect_arenahard.errors import UserError
 from inspect_arenahard.costs import CostReport, Usage, log_costs, read_prices
 from inspect_arenahard.stats import judge_bias, power, quality
 from inspect_arenahard.stats.battles import Battles, from_games
@@ -103,11 +102,11 @@ class Report:
 
 
 def build(logs: Sequence[str], options: Options) -> Report:
-    from inspect_arenahard.logs import read_games
+    from inspect_arenahard.logs import no_games_error, read_games
 
     result = read_games(logs)
     if not result.games:
-        raise UserError(f"no arenahard judge games in {', '.join(map(str, logs))}")
+        raise no_games_error(result, logs)
     battles = from_games(result.games, options.strong_weight).where(judges=options.judges, category=options.category)
     games = [g for g in result.games if (not options.judges or g["judge"] in options.judges)
              and (options.category is None or g["category"] == options.category)]
