@@ -50,7 +50,8 @@ def format_table(table: Leaderboard) -> str:
         f"category: {table.category or POOLED}",
         f"baseline: {table.baseline}",
         f"method: {table.method}",
-        f"{pct} CI from {table.rounds} bootstrap rounds",
+        f"{pct} CI from {table.rounds} bootstrap rounds" if table.ci_method == "bootstrap"
+        else f"{pct} CI: cluster-robust sandwich over {table.clusters} prompts",
     ]
     if table.judges:
         heading.append(f"judge{'s pooled' if len(table.judges) > 1 else ''}: {', '.join(table.judges)}")

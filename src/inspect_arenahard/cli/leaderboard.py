@@ -9,7 +9,7 @@ from typing import Any
 
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
-from inspect_arenahard.stats.leaderboard import METHODS, leaderboards
+from inspect_arenahard.stats.leaderboard import CI_METHODS, METHODS, leaderboards
 from inspect_arenahard.stats.style_control import parse_features
 from inspect_arenahard.verdicts import STRONG_WEIGHT
 
@@ -18,6 +18,7 @@ EXAMPLES = """examples:
   arenahard leaderboard logs/ --judge openai/gpt-4.1 --category hard_prompt
   arenahard leaderboard logs/ --style-control length,markdown --rounds 1000 --plot lb.png
   arenahard leaderboard --battles battles.jsonl --baseline gpt-4-0314 --json lb.json
+  arenahard leaderboard logs/ --ci-method sandwich              # one fit, prompt-clustered CIs
 """
 
 
@@ -35,6 +36,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--battles", type=Path, metavar="FILE", help="JSONL of {question_id, model_a, model_b, winner} rows instead of logs")
     parser.add_argument("--baseline", help="anchor model (default: the baseline the judge records name)")
     add_ranking_arguments(parser)
+    parser.add_argument(
+        "--ci-method", choices=CI_METHODS, default="bootstrap",
+        help="bootstrap: percentile intervals over --rounds resamples (default); sandwich: cluster-robust "
+        "intervals clustered by prompt from one fit (--method bt)",
+    )  # fmt: skip
     parser.add_argument("--ci", type=float, default=0.95, help="confidence level of the percentile interval (default 0.95)")
     parser.add_argument("--strong-weight", type=float, default=None, help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT}; logs only)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the rows as JSON records")
@@ -62,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     battles = battles.where(judges=args.judge, category=args.category)
     style = parse_features(args.style_control) if args.style_control else ()
     tables = leaderboards(
-        battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci
+        battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci,
+        ci_method=args.ci_method,
     )
     print(format_report(tables))
     if args.json:

@@ -15,10 +15,13 @@ import numpy as np
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, win_rate
+from inspect_arenahard.stats.sandwich import cluster_robust_covariance, wald_interval, win_rate_interval
 from inspect_arenahard.stats.style_control import style_matrix
 
 Method = Literal["bt", "mean"]
 METHODS: tuple[str, ...] = ("bt", "mean")
+CI_METHODS: tuple[str, ...] = ("bootstrap", "sandwich")
+"""How intervals are computed: percentile bootstrap over battles, or cluster-robust (by prompt) sandwich."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,9 @@ class Leaderboard:
     excluded_games: int = 0
     bootstrap: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     """Per-model bootstrap scores (%), one per round: what quality metrics need beyond the CI."""
+    ci_method: str = "bootstrap"
+    clusters: int = 0
+    """Prompts the sandwich covariance treats as independent units (0 for the bootstrap)."""
 
 
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
@@ -110,10 +116,19 @@ def leaderboard(
     seed: int | None = None,
     ci: float = 0.95,
     category: str | None = None,
+    ci_method: str = "bootstrap",
 ) -> Leaderboard:
-    """Rank every model with at least one parsed battle; ``style`` names style-control features."""
+    """Rank every model with at least one parsed battle; ``style`` names style-control features.
+
+    ``ci_method="sandwich"`` replaces the bootstrap by cluster-robust intervals clustered by
+    ``question_id`` (Bradley–Terry only; ``rounds`` and ``seed`` are then unused).
+    """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"unknown CI method {ci_method!r}; choose from {', '.join(CI_METHODS)}")
+    if ci_method == "sandwich" and method != "bt":
+        raise ValueError("sandwich intervals apply to the Bradley–Terry method (--method bt); --method mean uses the bootstrap")
     if style and method != "bt":
         raise ValueError("style control applies to the Bradley–Terry method (--method bt)")
     if rounds < 1:
@@ -133,18 +148,26 @@ def leaderboard(
     args = (models, remap[used.a], remap[used.b], used.points, used.weight)
     coefficients: tuple[Coefficient, ...] = ()
     degenerate = False
+    clusters = 0
     if method == "bt":
         features = style_matrix(used.style_a, used.style_b, used.weight, style) if style else None
         design = Design.build(*args, features=features)
         full = fit(design, anchor)
-        thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
-        score, samples = 100 * win_rate(full.theta), 100 * win_rate(thetas)
-        g_low, g_up = percentile_interval(gammas, ci)
+        score = 100 * win_rate(full.theta)
+        if ci_method == "sandwich":
+            sandwich = cluster_robust_covariance(*args[1:], used.question_id, full.theta, full.gamma, features, anchor)
+            se, clusters, rounds = sandwich.standard_errors(), sandwich.clusters, 0
+            (lower, upper), samples = win_rate_interval(full.theta, se[: len(models)], ci), np.zeros((0, len(models)))
+            g_low, g_up = wald_interval(full.gamma, se[len(models) :], ci)
+        else:
+            thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
+            samples = 100 * win_rate(thetas)
+            (lower, upper), (g_low, g_up) = percentile_interval(samples, ci), percentile_interval(gammas, ci)
         coefficients = tuple(Coefficient(n, float(v), float(lo), float(hi)) for n, v, lo, hi in zip(style, full.gamma, g_low, g_up))
         degenerate = full.degenerate
     else:
         score, samples = _mean_scores(*args, anchor=anchor, rounds=rounds, rng=rng)
-    lower, upper = percentile_interval(samples, ci)
+        lower, upper = percentile_interval(samples, ci)
     tokens = battles.avg_tokens()
     rows = [
         Row(
@@ -163,7 +186,8 @@ def leaderboard(
     judges = tuple(sorted({j for j in battles.judge.tolist() if j is not None}))
     return Leaderboard(
         category, base, method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(~parsed)),
-        bootstrap={m: samples[:, j] for j, m in enumerate(models)},
+        bootstrap={m: samples[:, j] for j, m in enumerate(models)} if len(samples) else {},
+        ci_method=ci_method, clusters=clusters,
     )
 
 
