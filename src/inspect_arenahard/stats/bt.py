@@ -19,6 +19,7 @@ weight ``DEGENERATE_TIE`` (at equal style). An all-wins model with n battles the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -117,6 +118,12 @@ class Design:
     def n_models(self) -> int:
         return len(self.models)
 
+    @cached_property
+    def connected(self) -> bool:
+        """Whether the battles link every model to every other (then so does any resample that
+        keeps every pair, which spares the bootstrap a graph search per round)."""
+        return bool(_component_of(self.n_models, 0, self.pair_a, self.pair_b).all())
+
     def is_star(self, anchor: int) -> bool:
         """True when every battle involves the anchor and there is no style term (closed form)."""
         return self.features.shape[1] == 0 and bool(np.all((self.a == anchor) | (self.b == anchor)))
@@ -173,7 +180,10 @@ def fit(
     pair_won = np.bincount(design.pair, won, n_pairs)
     pair_lost = np.bincount(design.pair, lost, n_pairs)
     present = pair_won + pair_lost > 0
-    reach = _component_of(m, anchor, design.pair_a[present], design.pair_b[present])
+    if present.all() and design.connected:
+        reach = np.ones(m, dtype=bool)
+    else:
+        reach = _component_of(m, anchor, design.pair_a[present], design.pair_b[present])
     _check_reach(design, reach, disconnected)
     in_play = present & reach[design.pair_a] & reach[design.pair_b]
     a, b, x, pair = design.a, design.b, design.features, design.pair
@@ -223,8 +233,13 @@ def _strongly_connected(
 ) -> bool:
     """Whether the graph "i took points from j" is strongly connected on ``members``.
 
-    That is the condition for a finite MLE (Zermelo; Ford 1957).
+    That is the condition for a finite MLE (Zermelo; Ford 1957). Quick sufficient case first: a
+    member that both took points from and gave points to every other member links them all.
     """
+    both = a_scored & b_scored
+    two_way = np.bincount(a[both], minlength=n_models) + np.bincount(b[both], minlength=n_models)
+    if two_way[members].max(initial=0) >= members.sum() - 1:
+        return True
     heads, tails = np.r_[a[a_scored], b[b_scored]], np.r_[b[a_scored], a[b_scored]]
     graph = sparse.coo_matrix((np.ones(len(heads)), (heads, tails)), shape=(n_models, n_models))
     _, labels = csgraph.connected_components(graph, directed=True, connection="strong")
@@ -258,8 +273,12 @@ class _System:
     ) -> None:
         self.a, self.b, self.xt, self.won, self.weight = a, b, np.ascontiguousarray(x.T), won, won + lost
         self.pair, self.pair_a, self.pair_b = pair, pair_a, pair_b
+        self.rows_are_pairs = len(pair) == len(pair_a) and bool(np.all(pair == np.arange(len(pair))))
         self.m, self.k = len(free), x.shape[1]
         self.solve_for = np.r_[np.flatnonzero(free), self.m + np.arange(self.k)]
+        self.fixed = np.flatnonzero(~free)
+        size = self.m + self.k
+        self.upper, self.lower = pair_a * size + pair_b, pair_b * size + pair_a  # flat Hessian positions
 
     def eta(self, params: np.ndarray) -> np.ndarray:
         theta = params[: self.m]
@@ -272,7 +291,7 @@ class _System:
         return float(self.won @ eta - self.weight @ softplus)
 
     def pair_sums(self, row_values: np.ndarray) -> np.ndarray:
-        return np.bincount(self.pair, row_values, len(self.pair_a))
+        return row_values if self.rows_are_pairs else np.bincount(self.pair, row_values, len(self.pair_a))
 
     def per_model(self, by_pair: np.ndarray) -> np.ndarray:
         """Σ over pairs of value·(e_a − e_b)."""
@@ -285,20 +304,24 @@ class _System:
         resid = self.won - self.weight * prob
         curv = self.weight * prob * (1.0 - prob)
         grad = np.r_[self.per_model(self.pair_sums(resid)), self.xt @ resid]
-        hess = np.zeros((m + k, m + k))
+        flat = np.zeros((m + k) ** 2)
         curv_by_pair = self.pair_sums(curv)
-        hess[self.pair_a, self.pair_b] = -curv_by_pair
-        hess[self.pair_b, self.pair_a] = -curv_by_pair
+        flat[self.upper] = -curv_by_pair
+        flat[self.lower] = -curv_by_pair
+        hess = flat.reshape(m + k, m + k)
         hess[np.arange(m), np.arange(m)] = np.bincount(self.pair_a, curv_by_pair, m) + np.bincount(self.pair_b, curv_by_pair, m)
         if k:
             vxt = self.xt * curv
             side = np.column_stack([self.per_model(self.pair_sums(vxt[j])) for j in range(k)])
             hess[:m, m:], hess[m:, :m], hess[m:, m:] = side, side.T, vxt @ self.xt.T
-        sub, rhs = hess[np.ix_(self.solve_for, self.solve_for)], grad[self.solve_for]
+        # fixed θ (the anchor, unreachable models): an identity row and column keep their step 0
+        hess[self.fixed, :], hess[:, self.fixed], grad[self.fixed] = 0.0, 0.0, 0.0
+        hess[self.fixed, self.fixed] = 1.0
         try:
-            return linalg.cho_solve(linalg.cho_factor(sub), rhs)
+            step = linalg.cho_solve(linalg.cho_factor(hess, check_finite=False), grad, check_finite=False)
         except linalg.LinAlgError:
-            return np.linalg.lstsq(sub, rhs, rcond=None)[0]
+            step = np.linalg.lstsq(hess, grad, rcond=None)[0]
+        return step[self.solve_for]
 
     def solve(self, theta: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """Newton steps until none moves a parameter by ``STEP_TOLERANCE``.
