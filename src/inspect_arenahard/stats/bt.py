@@ -285,10 +285,25 @@ def _strongly_connected(
     return len(np.unique(labels[members])) == 1
 
 
+def components(design: Design) -> list[tuple[str, ...]]:
+    """Groups of models linked by chains of battles, largest first (one group: a connected design)."""
+    graph = sparse.coo_matrix((np.ones(len(design.pair_a)), (design.pair_a, design.pair_b)), shape=(design.n_models,) * 2)
+    _, labels = csgraph.connected_components(graph, directed=False)
+    groups = [tuple(design.models[i] for i in np.flatnonzero(labels == g)) for g in np.unique(labels)]
+    return sorted(groups, key=lambda g: (-len(g), g))
+
+
 def _check_reach(design: Design, reach: np.ndarray, disconnected: str) -> None:
+    """Strengths across models no battle chain links are undefined: name the groups instead."""
     if disconnected == "raise" and not reach.all():
         names = ", ".join(design.models[i] for i in np.flatnonzero(~reach))
-        raise ValueError(f"no chain of battles links {names} to the baseline; their scores are undefined")
+        groups = components(design)
+        listing = "; ".join(f"{{{', '.join(g)}}}" for g in groups)
+        raise ValueError(
+            f"no chain of battles links {names} to the baseline; their scores are undefined. "
+            f"The battles form {len(groups)} separate groups: {listing}. Rank each group on its own "
+            "(--baseline one of its models, on the battles within it), or add battles between the groups"
+        )
 
 
 class _System:

@@ -79,17 +79,22 @@ class Leaderboard:
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
     """The baseline: ``requested``, else the one the judge records name, else the model in every
     battle. Model-vs-model battles, where the named baselines are also evaluated players (Auto-Arena
-    tournaments), are anchored at the most-played model (ties: first by name)."""
+    tournaments), are anchored at the most-played model (ties: first by name), and so are battle
+    files with no model in every battle (Chatbot Arena). A hybrid design (one fixed baseline plus
+    model-vs-model runs) is anchored at the one named baseline that is never evaluated."""
     in_rows = set(battles.a.tolist()) | set(battles.b.tolist())
     if requested is not None:
         if requested not in battles.models or battles.models.index(requested) not in in_rows:
             raise ValueError(f"baseline {requested!r} has no battles here; models: {', '.join(battles.models[i] for i in sorted(in_rows))}")
         return requested
     named = sorted({v for v in battles.baseline.tolist() if v is not None})
+    played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
     if len(named) > 1 and set(named) & _evaluated(battles):
+        fixed = set(named) - _evaluated(battles)
+        if len(fixed) == 1:  # hybrid: the fixed baseline's runs plus model-vs-model runs
+            return fixed.pop()
         # model-vs-model battles (a tournament): every player is someone's "baseline"; anchor the
         # scale at the most-played model so its win-rates are the best determined
-        played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
         return min(named, key=lambda m: (-played[battles.models.index(m)], m))
     if len(named) > 1:
         raise ValueError(f"the battles use several baselines ({', '.join(named)}); choose one with --baseline")
@@ -98,6 +103,8 @@ def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
     everywhere = [m for i, m in enumerate(battles.models) if len(battles) and np.all((battles.a == i) | (battles.b == i))]
     if len(everywhere) == 1:
         return everywhere[0]
+    if len(battles) and all(v is None for v in battles.baseline.tolist()):  # a battle file (arena)
+        return min((m for i, m in enumerate(battles.models) if played[i]), key=lambda m: (-played[battles.models.index(m)], m))
     raise ValueError("cannot tell which model is the baseline; name it with --baseline")
 
 
