@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
@@ -159,7 +160,8 @@ def leaderboard(
     if method == "bt":
         features = style_matrix(used.style_a, used.style_b, used.weight, style) if style else None
         design = Design.build(*args, features=features)
-        full = fit(design, anchor)
+        with threadpool_limits(limits=1, user_api="blas"):  # a (models + features)² system: threads only contend
+            full = fit(design, anchor)
         score = 100 * win_rate(full.theta)
         if ci_method == "sandwich":
             sandwich = cluster_robust_covariance(*args[1:], used.question_id, full.theta, full.gamma, features, anchor)

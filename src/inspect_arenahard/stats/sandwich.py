@@ -70,9 +70,9 @@ def cluster_robust_covariance(
         raise ValueError("cluster-robust intervals need battles from at least 2 prompts")
     residual = weight * (points - prob)
     member = sparse.csr_matrix((residual, (group.ravel(), np.arange(len(a)))), shape=(n_groups, len(a)))
-    scores = (member @ design).toarray()  # one summed score vector per cluster
+    scores = member @ design  # one summed score vector per cluster, sparse: a prompt involves few models
     bread = _inverse(hessian)
-    meat = scores.T @ scores
+    meat = (scores.T @ scores).toarray()
     cov_free = bread @ meat @ bread
     if small_sample:
         cov_free *= n_groups / (n_groups - 1)
