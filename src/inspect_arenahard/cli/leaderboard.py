@@ -9,6 +9,7 @@ from typing import Any
 
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
+from inspect_arenahard.stats.combined import combine, prompts_per_category
 from inspect_arenahard.stats.leaderboard import CI_METHODS, METHODS, leaderboards
 from inspect_arenahard.stats.style_control import parse_features
 from inspect_arenahard.verdicts import STRONG_WEIGHT
@@ -71,7 +72,14 @@ def run(args: argparse.Namespace) -> int:
         battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci,
         ci_method=args.ci_method,
     )
+    per_category = [t for t in tables if t.category is not None]
+    left_out: list[str] = []
+    if len(per_category) == len(tables) > 1:  # categories with their own baselines (v2.0), so no pooled table
+        combined, left_out = combine(per_category, prompts_per_category(battles), seed=args.seed)
+        tables = [*tables, combined]
     print(format_report(tables))
+    if left_out:
+        print(f"combined: prompt-weighted mean of the category scores; not in every category, so left out: {', '.join(left_out)}")
     if args.json:
         write_json(args.json, tables)
     if args.csv:

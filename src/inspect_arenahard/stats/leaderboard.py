@@ -104,7 +104,7 @@ def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
     everywhere = [m for i, m in enumerate(battles.models) if len(battles) and np.all((battles.a == i) | (battles.b == i))]
     if len(everywhere) == 1:
         return everywhere[0]
-    if len(battles) and all(v is None for v in battles.baseline.tolist()):  # a battle file (arena)
+    if len(battles) and len(battles.categories()) <= 1 and all(v is None for v in battles.baseline.tolist()):  # an arena battle file
         return min((m for i, m in enumerate(battles.models) if played[i]), key=lambda m: (-played[battles.models.index(m)], m))
     raise ValueError("cannot tell which model is the baseline; name it with --baseline")
 
