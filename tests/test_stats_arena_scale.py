@@ -11,7 +11,7 @@ import pytest
 from test_stats_bt import random_battles, reference_win_rates
 
 from inspect_arenahard.stats.battles import from_games, read_battles_jsonl
-from inspect_arenahard.stats.bootstrap import Resampler
+from inspect_arenahard.stats.bootstrap import PoissonTable, Resampler
 from inspect_arenahard.stats.bt import Design, components, fit
 from inspect_arenahard.stats.leaderboard import leaderboard, resolve_baseline
 from inspect_arenahard.stats.style_control import FEATURES, raw_features, standardize
@@ -95,3 +95,15 @@ def test_disconnected_design_names_its_components() -> None:
     assert components(design) == [("model-0", "model-1", "model-2"), ("model-3", "model-4", "model-5")]
     with pytest.raises(ValueError, match=r"2 separate groups: \{model-0, model-1, model-2\}; \{model-3, model-4, model-5\}"):
         fit(design, anchor=0)
+
+
+def test_poisson_table_draws_have_the_poisson_distribution() -> None:
+    from scipy.stats import poisson
+
+    weight = np.repeat([1.0, 4.0, 37.0], 20_000)
+    table = PoissonTable(weight, scale=0.8)
+    counts = np.array([table.draw(np.random.default_rng(s)) for s in range(5)]).reshape(5, 3, -1).transpose(1, 0, 2).reshape(3, -1)
+    for lam, drawn in zip((0.8, 3.2, 29.6), counts):
+        observed = np.bincount(drawn.astype(int), minlength=80)[:80] / drawn.size
+        np.testing.assert_allclose(observed, poisson.pmf(np.arange(80), lam), atol=4 * np.sqrt(0.25 / drawn.size))
+        assert drawn.mean() == pytest.approx(lam, rel=0.01) and drawn.var() == pytest.approx(lam, rel=0.03)
