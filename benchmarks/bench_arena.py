@@ -4,8 +4,9 @@ users pick instead, timed in one process.
 Synthetic Chatbot-Arena-shaped battles (random pairs, 10% ties, per-answer style metadata with a
 length preference), built straight into ``Battles``. It times
 
-* ours: ``stats.leaderboard.leaderboard`` with 1000 bootstrap rounds (targets: < 5 s), with
-  style control (4 features) and 100 rounds (< 15 s), and with sandwich intervals (one fit);
+* ours: design + exact fit + 1000 bootstrap rounds (target < 5 s); with style control (4
+  features) and 100 rounds (< 15 s); the same through ``leaderboard`` (which adds per-model
+  counts and answer lengths); and sandwich intervals (one fit);
 * peers in the *same* resampling loop (our resampler draws the battle counts, each library fits
   them): choix's ``ilsr_pairwise_dense`` on the win matrix, and evalica's Bradley–Terry on the
   weighted distinct battles. Their 1000-round time is extrapolated from ``--peer-rounds``;
@@ -32,9 +33,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from inspect_arenahard.stats.battles import Battles
-from inspect_arenahard.stats.bootstrap import Resampler
+from inspect_arenahard.stats.bootstrap import Resampler, bootstrap_fits
 from inspect_arenahard.stats.bt import Design, fit
 from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.style_control import style_matrix
 
 STYLE = ("length", "header", "list", "bold")
 
@@ -114,13 +116,22 @@ def main() -> None:
     anchor_name = battles.models[int(np.argmax(np.bincount(np.r_[battles.a, battles.b])))]
     print(f"{len(battles):,} battles among {len(battles.models)} models (anchor {anchor_name}, the most played)\n")
 
-    wall_bt, cpu_bt, table = timed("ours: BT fit + 1000 bootstrap rounds", lambda: leaderboard(battles, rounds=1000, seed=1))
-    wall_sc, cpu_sc, styled = timed("ours: style control (4 features) fit + 100 rounds", lambda: leaderboard(battles, style=STYLE, rounds=100, seed=1))
+    anchor = battles.models.index(anchor_name)
+
+    def fit_and_bootstrap(features: np.ndarray | None, rounds: int) -> None:
+        design = Design.build(battles.models, battles.a, battles.b, battles.points, battles.weight, features=features)
+        full = fit(design, anchor)
+        bootstrap_fits(design, anchor, rounds, np.random.default_rng(1), full)
+
+    wall_bt, cpu_bt, _ = timed("ours: BT fit + 1000 bootstrap rounds (stats level)", lambda: fit_and_bootstrap(None, 1000))
+    features = style_matrix(battles.style_a, battles.style_b, battles.weight, STYLE)
+    wall_sc, cpu_sc, _ = timed("ours: style control (4 features) fit + 100 rounds (stats level)", lambda: fit_and_bootstrap(features, 100))
+    _, _, table = timed("ours: the same BT table via leaderboard() (+ table building)", lambda: leaderboard(battles, rounds=1000, seed=1))
+    _, _, styled = timed("ours: the same style table via leaderboard()", lambda: leaderboard(battles, style=STYLE, rounds=100, seed=1))
     timed("ours: BT fit + sandwich intervals (one fit)", lambda: leaderboard(battles, ci_method="sandwich"))
     timed("ours: style control fit + sandwich intervals", lambda: leaderboard(battles, style=STYLE, ci_method="sandwich"))
 
     design = Design.build(battles.models, battles.a, battles.b, battles.points, battles.weight)
-    anchor = battles.models.index(anchor_name)
     full = fit(design, anchor)
     rounds = args.peer_rounds
     wall_ours, cpu_ours, _ = timed(f"ours in the shared loop, {rounds} rounds", lambda: peer_loop(design, anchor, rounds, lambda d, c: fit(d, anchor, c, init=full).theta, 2))

@@ -101,10 +101,10 @@ def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
         raise ValueError(f"the battles use several baselines ({', '.join(named)}); choose one with --baseline")
     if named:
         return named[0]
-    everywhere = [m for i, m in enumerate(battles.models) if len(battles) and np.all((battles.a == i) | (battles.b == i))]
+    everywhere = [m for i, m in enumerate(battles.models) if len(battles) and played[i] == len(battles)]
     if len(everywhere) == 1:
         return everywhere[0]
-    if len(battles) and len(battles.categories()) <= 1 and all(v is None for v in battles.baseline.tolist()):  # an arena battle file
+    if len(battles) and len(battles.categories()) <= 1:  # a battle file (no named baselines) such as Chatbot Arena's
         return min((m for i, m in enumerate(battles.models) if played[i]), key=lambda m: (-played[battles.models.index(m)], m))
     raise ValueError("cannot tell which model is the baseline; name it with --baseline")
 
