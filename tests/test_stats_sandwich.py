@@ -140,3 +140,11 @@ def test_sandwich_needs_bt_and_two_prompts() -> None:
     one_prompt = replace(battles, question_id=np.full(len(battles), "q", dtype=object))
     with pytest.raises(ValueError, match="at least 2 prompts"):
         leaderboard(one_prompt, ci_method="sandwich")
+
+
+def test_cli_ci_method_sandwich_labels_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    from inspect_arenahard.cli import main
+
+    assert main(["leaderboard", "--battles", str(shared(*BATTLE_FILE)), "--ci-method", "sandwich", "--ci", "0.9"]) == 0
+    out = capsys.readouterr().out
+    assert "90% CI: cluster-robust sandwich over 120 prompts" in out and "bootstrap" not in out
