@@ -8,8 +8,8 @@ length preference), built straight into ``Battles``. It times
   features) and 100 rounds (< 15 s); the same through ``leaderboard`` (which adds per-model
   counts and answer lengths); and sandwich intervals (one fit);
 * peers in the *same* resampling loop (our resampler draws the battle counts, each library fits
-  them): choix's ``ilsr_pairwise_dense`` on the win matrix, and evalica's Bradley–Terry on the
-  weighted distinct battles. Their 1000-round time is extrapolated from ``--peer-rounds``;
+  them): choix's ``ilsr_pairwise_dense`` on the win matrix, evalica's Bradley–Terry and
+  arena-rank's (LMArena's JAX L-BFGS) on the weighted distinct battles. Their 1000-round time is extrapolated from ``--peer-rounds``;
   each is also checked against our full-data fit;
 * a disconnected design (two halves that never meet): the error that names the groups.
 
@@ -105,6 +105,24 @@ def evalica_solve(design: Design, counts: np.ndarray) -> np.ndarray:
     return np.log(result.scores.reindex(range(design.n_models)).to_numpy())  # scores come sorted by value
 
 
+def arena_rank_solve(design: Design, counts: np.ndarray) -> np.ndarray:
+    import jax.numpy as jnp
+    from arena_rank.models.bradley_terry import BradleyTerry
+    from arena_rank.utils.data_utils import PairDataset
+
+    row = design.cell_row  # every cell, empty ones weighing 0: one shape, so JAX compiles once
+    dataset = PairDataset(
+        competitors=list(design.models), pairs=jnp.asarray(np.column_stack([design.a[row], design.b[row]]).astype(np.int32)),
+        outcomes=jnp.asarray(design.cell_points), counts=jnp.asarray(counts), weights=jnp.ones(len(counts)),
+        opt_weights=jnp.asarray(counts),
+    )  # fmt: skip
+    return np.asarray(BradleyTerry(design.n_models).fit(dataset).params["ratings"])
+
+
+PEERS = {"choix": choix_solve, "evalica": evalica_solve, "arena_rank": arena_rank_solve}
+"""Importable module name → solver fed by the shared resampling loop."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=int, default=200)
@@ -136,13 +154,19 @@ def main() -> None:
     rounds = args.peer_rounds
     wall_ours, cpu_ours, _ = timed(f"ours in the shared loop, {rounds} rounds", lambda: peer_loop(design, anchor, rounds, lambda d, c: fit(d, anchor, c, init=full).theta, 2))
     print()
-    for name, solve in (("choix", choix_solve), ("evalica", evalica_solve)):
-        if importlib.util.find_spec(name) is None:
-            print(f"{name}: not installed (pip install {name}), skipped")
+    for name, solve in PEERS.items():
+        try:
+            found = importlib.util.find_spec(name) is not None and (name != "arena_rank" or importlib.util.find_spec("jax") is not None)
+        except ImportError:
+            found = False
+        if not found:
+            print(f"{name}: not installed (pip install {name.replace('_', '-')}), skipped")
             continue
         one = solve(design, design.cell_weight)
         gap = float(np.max(np.abs((one - one[anchor]) - full.theta)))
-        wall, cpu, _ = timed(f"{name} in the shared loop, {rounds} rounds", lambda s=solve: peer_loop(design, anchor, rounds, s, 2))
+        laps = rounds if name != "arena_rank" else min(rounds, 3)  # seconds per round
+        wall, cpu, _ = timed(f"{name} in the shared loop, {laps} rounds", lambda s=solve, n=laps: peer_loop(design, anchor, n, s, 2))
+        wall, cpu = wall * rounds / laps, cpu * rounds / laps
         print(f"  {name}: full-data max |θ − ours| {gap:.1e}; 1000 rounds ≈ {wall * 1000 / rounds:.1f} s wall / {cpu * 1000 / rounds:.1f} s CPU; "
               f"ours is {cpu / cpu_ours:.1f}x faster per round (CPU; wall {wall / wall_ours:.1f}x)")  # fmt: skip
 
