@@ -90,8 +90,9 @@ def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
         return requested
     named = sorted({v for v in battles.baseline.tolist() if v is not None})
     played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
-    if len(named) > 1 and set(named) & _evaluated(battles):
-        fixed = set(named) - _evaluated(battles)
+    evaluated = _evaluated(battles) if len(named) > 1 else set()
+    if set(named) & evaluated:
+        fixed = set(named) - evaluated
         if len(fixed) == 1:  # hybrid: the fixed baseline's runs plus model-vs-model runs
             return fixed.pop()
         # model-vs-model battles (a tournament): every player is someone's "baseline"; anchor the
