@@ -40,7 +40,8 @@ times the row's |Δη|), so the result is within ~1e-12 of the MLE, one step soo
 LINE_SEARCH_ABOVE = 0.5
 """Newton steps larger than this (log-odds units) are checked against the likelihood."""
 CHORD_STEPS = 20
-"""Bootstrap refits without style terms first try this many steps with the full data's Hessian."""
+"""Bootstrap refits first take steps with the full data's Hessian: up to this many without style
+terms (each costs a gradient only), one with them (then Newton: its Hessian is worth building)."""
 
 
 @dataclass(frozen=True)
@@ -248,12 +249,16 @@ def fit(
     theta0 = np.zeros(m) if init is None else np.nan_to_num(init.theta) * free
     gamma0 = np.zeros(xt.shape[0]) if init is None else init.gamma
     system = _System(a, b, xt, won, lost, pair, design.pair_a, design.pair_b, free)
-    chord = None
-    if init is not None and init.curvature is not None and not xt.shape[0] and not degenerate:
+    params, steps, done = np.r_[theta0, gamma0].astype(float), 0, False
+    if init is not None and init.curvature is not None and not degenerate:
         factor, fixed = init.curvature
         if np.array_equal(fixed, system.fixed):
-            chord = system.chord(np.r_[theta0, gamma0], factor)
-    theta, gamma, steps = chord if chord is not None else system.solve(theta0, gamma0)
+            params, steps, done = system.chord(params, factor, 1 if xt.shape[0] else CHORD_STEPS)
+    if done:
+        theta, gamma = params[:m], params[m:]
+    else:
+        theta, gamma, newton_steps = system.solve(params[:m], params[m:])
+        steps += newton_steps
     theta[~reach] = np.nan
     curvature = None if system.factor is None else (system.factor, system.fixed)
     return Fit(theta=theta, gamma=gamma, steps=steps, degenerate=degenerate, curvature=curvature)
@@ -381,23 +386,23 @@ class _System:
         grad[self.fixed] = 0.0
         return grad, prob
 
-    def chord(self, params: np.ndarray, factor: tuple[np.ndarray, bool]) -> tuple[np.ndarray, np.ndarray, int] | None:
-        """Steps H₀⁻¹·∇ℓ with a fixed Hessian H₀ (the full data's, already factorised), until none
-        moves a parameter by ``STEP_TOLERANCE``: the same end point as Newton's (∇ℓ = 0), at the
-        cost of a gradient per step. A resample's Hessian is within a few percent of H₀, so the
-        error shrinks about twentyfold per step. None (caller falls back to Newton) if a step is
-        large or it has not converged in ``CHORD_STEPS``."""
-        params = params.astype(float)
-        for step_count in range(1, CHORD_STEPS + 1):
+    def chord(self, params: np.ndarray, factor: tuple[np.ndarray, bool], max_steps: int) -> tuple[np.ndarray, int, bool]:
+        """Steps H₀⁻¹·∇ℓ with a fixed Hessian H₀ (the full data's, already factorised): (params,
+        steps taken, converged). Converged means no step moved a parameter by ``STEP_TOLERANCE``:
+        the same end point as Newton's (∇ℓ = 0), at the cost of a gradient per step. A resample's
+        Hessian is within a few percent of H₀, so the error shrinks about twentyfold per step. A
+        large step is not taken (Newton, with its line search, takes over from there)."""
+        params = params.copy()
+        for step_count in range(1, max_steps + 1):
             grad, _ = self._probabilities(self.eta(params))
             delta = linalg.cho_solve(factor, grad, check_finite=False)[self.solve_for]
             size = float(np.max(np.abs(delta), initial=0.0))
             if not size < LINE_SEARCH_ABOVE:
-                return None
+                return params, step_count - 1, False
             params[self.solve_for] += delta
             if size < STEP_TOLERANCE:
-                return params[: self.m], params[self.m :], step_count
-        return None
+                return params, step_count, True
+        return params, max_steps, False
 
     def newton_step(self, eta: np.ndarray) -> np.ndarray:
         m, k = self.m, self.k
