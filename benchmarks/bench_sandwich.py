@@ -13,7 +13,8 @@ that contain the true score, for
 
 * an arena-hard-style star: 10 models against one baseline, 300 prompts × 2 games, 10% ties,
   45% of decisive verdicts strong (weighing 3) — truth: the expected weighted points,
-  100·(0.9·1.9·σ(θ) + 0.05) / (0.9·1.9 + 0.1);
+  100·(0.9·1.9·σ(θ) + 0.05) / (0.9·1.9 + 0.1) — and, as a control, the same without strong
+  verdicts and with independent games, where the bootstrap is right too;
 * model-vs-model battles with style control: 8 models, 400 prompts (a random pair each, same two
   answers in both games, length feature) — truth σ(θ) (no ties, so the model is exact).
 
@@ -80,7 +81,7 @@ def correlated_pair(first: np.ndarray, fresh: np.ndarray, rho: float, rng: np.ra
     return np.where(rng.random(len(first)) < rho, first, fresh)
 
 
-def simulate_star(rng: np.random.Generator, rho: float, n_models: int = 10, prompts: int = 300) -> tuple[Battles, np.ndarray]:
+def simulate_star(rng: np.random.Generator, rho: float, strong: float = 0.45, n_models: int = 10, prompts: int = 300) -> tuple[Battles, np.ndarray]:
     theta = np.linspace(-1.5, 1.5, n_models)
     model = np.repeat(np.arange(1, n_models + 1), prompts)
     prompt = np.tile(np.arange(prompts), n_models)
@@ -91,13 +92,13 @@ def simulate_star(rng: np.random.Generator, rho: float, n_models: int = 10, prom
 
     first = outcome()
     second = correlated_pair(first, outcome(), rho, rng)
-    strong = rng.random((2, len(model))) < 0.45
-    weight = np.r_[np.where(strong[0] & (first != 0.5), 3.0, 1.0), np.where(strong[1] & (second != 0.5), 3.0, 1.0)]
+    is_strong = rng.random((2, len(model))) < strong
+    weight = np.r_[np.where(is_strong[0] & (first != 0.5), 3.0, 1.0), np.where(is_strong[1] & (second != 0.5), 3.0, 1.0)]
     # game 1: baseline as a; game 2: model as a
     a, b = np.r_[np.zeros_like(model), model], np.r_[model, np.zeros_like(model)]
     points = np.r_[1 - first, second]
     models = ("base", *(f"m{i}" for i in range(1, n_models + 1)))
-    decisive = 0.9 * (1 + 2 * 0.45)  # expected weight of a decisive game, times its probability
+    decisive = 0.9 * (1 + 2 * strong)  # expected weight of a decisive game, times its probability
     truth = np.r_[50.0, 100 * (decisive * win[::prompts] + 0.05) / (decisive + 0.1)]
     return _battles(models, a, b, points, weight, np.r_[prompt, prompt]), truth
 
@@ -160,6 +161,7 @@ def main() -> None:
     compare_widths("simulated star, ρ = 0.5", star)
 
     print(f"\ncoverage of nominal 95% intervals ({args.reps} simulated data sets each; ± is the 95% Monte Carlo margin)")
+    coverage("star, no strong verdicts (control: games independent)", lambda r, rho: simulate_star(r, rho, strong=0.0), args.reps, 0.0, (), args.rounds, 1)
     for rho in (0.0, 0.5):
         coverage("star, 10 models × 300 prompts × 2 games", simulate_star, args.reps, rho, (), args.rounds, 1)
     for rho in (0.0, 0.5):
