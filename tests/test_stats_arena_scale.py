@@ -107,3 +107,25 @@ def test_poisson_table_draws_have_the_poisson_distribution() -> None:
         observed = np.bincount(drawn.astype(int), minlength=80)[:80] / drawn.size
         np.testing.assert_allclose(observed, poisson.pmf(np.arange(80), lam), atol=4 * np.sqrt(0.25 / drawn.size))
         assert drawn.mean() == pytest.approx(lam, rel=0.01) and drawn.var() == pytest.approx(lam, rel=0.03)
+
+
+@pytest.mark.parametrize("style", [False, True])
+def test_refits_reusing_the_full_data_hessian_reach_the_newton_optimum(style: bool) -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(4)
+    models, a, b, points, weight = random_battles(5, n_models=15, n=30_000, star=False)
+    x = None
+    if style:
+        x = np.column_stack([rng.normal(0, 1, len(a)), rng.normal(0, 1, len(a))])
+    design = Design.build(models, a, b, points, weight, features=x)
+    full = fit(design, anchor=0)
+    assert full.curvature is not None
+    sampler = Resampler(design.cell_weight, np.random.default_rng(1))
+    for _ in range(5):
+        counts = sampler.draw()
+        reused = fit(design, 0, counts, init=full)
+        plain = fit(design, 0, counts, init=replace(full, curvature=None))
+        np.testing.assert_allclose(np.r_[reused.theta, reused.gamma], np.r_[plain.theta, plain.gamma], atol=1e-9)
+        if not style:
+            assert reused.steps > plain.steps  # gradient-only steps were taken (with style: one, then Newton)
