@@ -229,7 +229,7 @@ def fit(
     _check_reach(design, reach, disconnected)
     in_play = present & reach[design.pair_a] & reach[design.pair_b]
     a, b, xt, pair = design.a, design.b, design.features.T, design.pair  # xt: features by row, C order
-    rows = in_play[pair] & (won + lost > 0)
+    rows = won + lost > 0 if in_play.all() else in_play[pair] & (won + lost > 0)
     if not rows.all():  # a resample leaves about a third of the rows empty: skip them in every step
         keep = np.flatnonzero(rows)
         a, b, pair, won, lost = a[keep], b[keep], pair[keep], won[keep], lost[keep]
