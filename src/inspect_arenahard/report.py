@@ -89,7 +89,8 @@ def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
         f"category: {table.category or POOLED}",
         f"baseline: {table.baseline}",
         f"method: {table.method}",
-        f"{pct} CI from {table.rounds} bootstrap rounds",
+        f"{pct} CI from {table.rounds} bootstrap rounds" if table.ci_method == "bootstrap"
+        else f"{pct} CI: cluster-robust sandwich over {table.clusters} prompts",
     ]
     if table.style:
         heading.append(f"{style_label(table)}: {ANCHOR_MEANING[str(table.style_anchor)]}")

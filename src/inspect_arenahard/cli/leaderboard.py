@@ -13,7 +13,8 @@ from inspect_arenahard.errors import UserError
 from inspect_arenahard.outputs import wrote
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
-from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES, leaderboards
+from inspect_arenahard.stats.combined import combine, prompts_per_category
+from inspect_arenahard.stats.leaderboard import CI_METHODS, METHODS, UNPARSED_RULES, leaderboards
 from inspect_arenahard.stats.style_control import ANCHORS, parse_features
 from inspect_arenahard.verdicts import STRONG_WEIGHT
 
@@ -23,6 +24,7 @@ EXAMPLES = """examples:
   arenahard leaderboard logs/ --style-control length,markdown --rounds 1000 --plot lb.png
   arenahard leaderboard logs/ --style-control length,markdown --style-anchor equal
   arenahard leaderboard --battles battles.jsonl --baseline gpt-4-0314 --json lb.json
+  arenahard leaderboard logs/ --ci-method sandwich              # one fit, prompt-clustered CIs
 """
 
 
@@ -40,6 +42,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--battles", type=Path, metavar="FILE", help="JSONL of {question_id, model_a, model_b, winner} rows instead of logs")
     parser.add_argument("--baseline", help="anchor model (default: the baseline the judge records name)")
     add_ranking_arguments(parser)
+    parser.add_argument(
+        "--ci-method", choices=CI_METHODS, default="bootstrap",
+        help="bootstrap: percentile intervals over --rounds resamples (default); sandwich: cluster-robust "
+        "intervals clustered by prompt from one fit (--method bt)",
+    )  # fmt: skip
     parser.add_argument("--ci", type=confidence, default=0.95, help=CI_HELP)
     parser.add_argument("--strong-weight", type=float, default=None, help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT}; logs only)")
     parser.add_argument("--json", type=output_file, metavar="FILE", help="write the rows as JSON records")
@@ -81,10 +88,17 @@ def run(args: argparse.Namespace) -> int:
     style = parse_features(args.style_control) if args.style_control else ()
     tables = leaderboards(
         battles, args.baseline, method=args.method, style=style, rounds=args.rounds, seed=args.seed, ci=args.ci,
-        unparsed=args.unparsed, style_anchor=args.style_anchor,
+        unparsed=args.unparsed, style_anchor=args.style_anchor, ci_method=args.ci_method,
     )  # fmt: skip
+    per_category = [t for t in tables if t.category is not None]
+    left_out: list[str] = []
+    if len(per_category) == len(tables) > 1:  # categories with their own baselines (v2.0), so no pooled table
+        combined, left_out = combine(per_category, prompts_per_category(battles), seed=args.seed)
+        tables = [*tables, combined]
     columns, extra, costs = _model_columns(args, {row.model for table in tables for row in table.rows})
     print(format_report(tables, columns))
+    if left_out:
+        print(f"combined: prompt-weighted mean of the category scores; not in every category, so left out: {', '.join(left_out)}")
     if costs:
         print("\n" + format_costs(costs))
     if args.json:

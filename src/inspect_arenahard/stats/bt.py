@@ -18,7 +18,8 @@ weight ``DEGENERATE_TIE`` (at equal style). An all-wins model with n battles the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -32,8 +33,15 @@ DEGENERATE_TIE = 0.01
 MAX_NEWTON_STEPS = 200
 STEP_TOLERANCE = 1e-10
 """Newton stops when no parameter moves by more than this (log-odds units)."""
+QUADRATIC_STOP = 1e-6
+"""A full Newton step no larger than this ends the fit too: near the optimum Newton's error after
+a step δ is of order δ² (the logistic likelihood's third derivative is bounded by its second
+times the row's |Δη|), so the result is within ~1e-12 of the MLE, one step sooner."""
 LINE_SEARCH_ABOVE = 0.5
 """Newton steps larger than this (log-odds units) are checked against the likelihood."""
+CHORD_STEPS = 20
+"""Bootstrap refits first take steps with the full data's Hessian: up to this many without style
+terms (each costs a gradient only), one with them (then Newton: its Hessian is worth building)."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +91,7 @@ class Design:
         k = 0 if features is None else features.shape[1]
         if k:
             keys = np.column_stack([lo, hi, np.where(flip[:, None], -features, features)])
-            rows, row_of = np.unique(keys, axis=0, return_inverse=True)
+            rows, row_of = _distinct_rows(keys, lo * n_models + hi)
             row_a, row_b = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64)
             row_x = np.asfortranarray(rows[:, 2:])  # column-major: the solver reads features by column
         else:
@@ -109,29 +117,71 @@ class Design:
         """Per distinct row: (points of a, points of b), weighted by ``cell_weight`` (default: the data's)."""
         cw = self.cell_weight if cell_weight is None else cell_weight
         n = len(self.a)
+        if self.cells_are_rows:  # typical under style control: every battle its own row
+            won = cw * self.cell_points
+            return won, cw - won
         won = np.bincount(self.cell_row, weights=cw * self.cell_points, minlength=n)
         lost = np.bincount(self.cell_row, weights=cw * (1.0 - self.cell_points), minlength=n)
         return won, lost
 
+    @cached_property
+    def cells_are_rows(self) -> bool:
+        return len(self.cell_row) == len(self.a)  # cell_row is sorted and covers every row
+
+    @cached_property
+    def pair_starts(self) -> np.ndarray:
+        """First row of each pair (rows are grouped by pair, every pair has one)."""
+        return np.r_[0, np.flatnonzero(self.pair[1:] != self.pair[:-1]) + 1]
+
+    def pair_totals(self, row_values: np.ndarray) -> np.ndarray:
+        """Per-pair sums of per-row values."""
+        if len(self.pair) == len(self.pair_a):
+            return row_values
+        return np.add.reduceat(row_values, self.pair_starts)
+
     @property
     def n_models(self) -> int:
         return len(self.models)
+
+    @cached_property
+    def connected(self) -> bool:
+        """Whether the battles link every model to every other (then so does any resample that
+        keeps every pair, which spares the bootstrap a graph search per round)."""
+        return bool(_component_of(self.n_models, 0, self.pair_a, self.pair_b).all())
 
     def is_star(self, anchor: int) -> bool:
         """True when every battle involves the anchor and there is no style term (closed form)."""
         return self.features.shape[1] == 0 and bool(np.all((self.a == anchor) | (self.b == anchor)))
 
 
+def _distinct_rows(keys: np.ndarray, pair_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``keys`` ordered by ``pair_key``, and each input row's index among them.
+
+    Rows are compared as raw bytes (one sort of fixed-width records, several times faster than
+    ``np.unique(axis=0)`` at a million rows), then ordered by pair so the solver can sum them
+    per pair in one pass.
+    """
+    keys = np.ascontiguousarray(keys, dtype=float)
+    records = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
+    _, first, row_of = np.unique(records, return_index=True, return_inverse=True)
+    order = np.argsort(pair_key[first], kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return keys[first[order]], rank[row_of.ravel()]
+
+
 @dataclass(frozen=True)
 class Fit:
     """Log-odds strengths ``theta`` (anchor 0, NaN for models not connected to it in a resample),
     style coefficients ``gamma``, Newton steps taken (0: closed form), and whether pseudo-ties
-    were needed."""
+    were needed. ``curvature`` keeps the Cholesky factor of the final Hessian (and the fixed
+    parameters) so that refits of resamples can reuse it (see ``_System.chord``)."""
 
     theta: np.ndarray
     gamma: np.ndarray
     steps: int
     degenerate: bool
+    curvature: tuple[tuple[np.ndarray, bool], np.ndarray] | None = field(default=None, repr=False, compare=False)
 
 
 def win_rate(theta: np.ndarray) -> np.ndarray:
@@ -169,17 +219,21 @@ def fit(
     won, lost = design.totals(cell_weight)
     if design.is_star(anchor):
         return _fit_star(design, anchor, won, lost, disconnected)
-    m, n_pairs = design.n_models, len(design.pair_a)
-    pair_won = np.bincount(design.pair, won, n_pairs)
-    pair_lost = np.bincount(design.pair, lost, n_pairs)
+    m = design.n_models
+    pair_won, pair_lost = design.pair_totals(won), design.pair_totals(lost)
     present = pair_won + pair_lost > 0
-    reach = _component_of(m, anchor, design.pair_a[present], design.pair_b[present])
+    if present.all() and design.connected:
+        reach = np.ones(m, dtype=bool)
+    else:
+        reach = _component_of(m, anchor, design.pair_a[present], design.pair_b[present])
     _check_reach(design, reach, disconnected)
     in_play = present & reach[design.pair_a] & reach[design.pair_b]
-    a, b, x, pair = design.a, design.b, design.features, design.pair
-    rows = in_play[pair] & (won + lost > 0)
-    if not rows.all():
-        a, b, x, pair, won, lost = a[rows], b[rows], x[rows], pair[rows], won[rows], lost[rows]
+    a, b, xt, pair = design.a, design.b, design.features.T, design.pair  # xt: features by row, C order
+    rows = won + lost > 0 if in_play.all() else in_play[pair] & (won + lost > 0)
+    if not rows.all():  # a resample leaves about a third of the rows empty: skip them in every step
+        keep = np.flatnonzero(rows)
+        a, b, pair, won, lost = a[keep], b[keep], pair[keep], won[keep], lost[keep]
+        xt = np.compress(rows, xt, axis=1)
     one_sided = in_play & ((pair_won > 0) ^ (pair_lost > 0))
     degenerate = bool(one_sided.any()) and not _strongly_connected(
         m, reach, design.pair_a[in_play], design.pair_b[in_play], pair_won[in_play] > 0, pair_lost[in_play] > 0
@@ -188,16 +242,26 @@ def fit(
         extra = np.flatnonzero(one_sided)
         tie = np.full(len(extra), DEGENERATE_TIE / 2)
         a, b, pair = np.r_[a, design.pair_a[extra]], np.r_[b, design.pair_b[extra]], np.r_[pair, extra]
-        x = np.vstack([x, np.zeros((len(extra), x.shape[1]))])
+        xt = np.hstack([xt, np.zeros((xt.shape[0], len(extra)))])
         won, lost = np.r_[won, tie], np.r_[lost, tie]
     free = reach.copy()
     free[anchor] = False
     theta0 = np.zeros(m) if init is None else np.nan_to_num(init.theta) * free
-    gamma0 = np.zeros(x.shape[1]) if init is None else init.gamma
-    system = _System(a, b, x, won, lost, pair, design.pair_a, design.pair_b, free)
-    theta, gamma, steps = system.solve(theta0, gamma0)
+    gamma0 = np.zeros(xt.shape[0]) if init is None else init.gamma
+    system = _System(a, b, xt, won, lost, pair, design.pair_a, design.pair_b, free)
+    params, steps, done = np.r_[theta0, gamma0].astype(float), 0, False
+    if init is not None and init.curvature is not None and not degenerate:
+        factor, fixed = init.curvature
+        if np.array_equal(fixed, system.fixed):
+            params, steps, done = system.chord(params, factor, 1 if xt.shape[0] else CHORD_STEPS)
+    if done:
+        theta, gamma = params[:m], params[m:]
+    else:
+        theta, gamma, newton_steps = system.solve(params[:m], params[m:])
+        steps += newton_steps
     theta[~reach] = np.nan
-    return Fit(theta=theta, gamma=gamma, steps=steps, degenerate=degenerate)
+    curvature = None if system.factor is None else (system.factor, system.fixed)
+    return Fit(theta=theta, gamma=gamma, steps=steps, degenerate=degenerate, curvature=curvature)
 
 
 def _fit_star(design: Design, anchor: int, won: np.ndarray, lost: np.ndarray, disconnected: str) -> Fit:
@@ -223,18 +287,38 @@ def _strongly_connected(
 ) -> bool:
     """Whether the graph "i took points from j" is strongly connected on ``members``.
 
-    That is the condition for a finite MLE (Zermelo; Ford 1957).
+    That is the condition for a finite MLE (Zermelo; Ford 1957). Quick sufficient case first: a
+    member that both took points from and gave points to every other member links them all.
     """
+    both = a_scored & b_scored
+    two_way = np.bincount(a[both], minlength=n_models) + np.bincount(b[both], minlength=n_models)
+    if two_way[members].max(initial=0) >= members.sum() - 1:
+        return True
     heads, tails = np.r_[a[a_scored], b[b_scored]], np.r_[b[a_scored], a[b_scored]]
     graph = sparse.coo_matrix((np.ones(len(heads)), (heads, tails)), shape=(n_models, n_models))
     _, labels = csgraph.connected_components(graph, directed=True, connection="strong")
     return len(np.unique(labels[members])) == 1
 
 
+def components(design: Design) -> list[tuple[str, ...]]:
+    """Groups of models linked by chains of battles, largest first (one group: a connected design)."""
+    graph = sparse.coo_matrix((np.ones(len(design.pair_a)), (design.pair_a, design.pair_b)), shape=(design.n_models,) * 2)
+    _, labels = csgraph.connected_components(graph, directed=False)
+    groups = [tuple(design.models[i] for i in np.flatnonzero(labels == g)) for g in np.unique(labels)]
+    return sorted(groups, key=lambda g: (-len(g), g))
+
+
 def _check_reach(design: Design, reach: np.ndarray, disconnected: str) -> None:
+    """Strengths across models no battle chain links are undefined: name the groups instead."""
     if disconnected == "raise" and not reach.all():
         names = ", ".join(design.models[i] for i in np.flatnonzero(~reach))
-        raise ValueError(f"no chain of battles links {names} to the baseline; their scores are undefined")
+        groups = components(design)
+        listing = "; ".join(f"{{{', '.join(g)}}}" for g in groups)
+        raise ValueError(
+            f"no chain of battles links {names} to the baseline; their scores are undefined. "
+            f"The battles form {len(groups)} separate groups: {listing}. Rank each group on its own "
+            "(--baseline one of its models, on the battles within it), or add battles between the groups"
+        )
 
 
 class _System:
@@ -248,7 +332,7 @@ class _System:
         self,
         a: np.ndarray,
         b: np.ndarray,
-        x: np.ndarray,
+        xt: np.ndarray,
         won: np.ndarray,
         lost: np.ndarray,
         pair: np.ndarray,
@@ -256,10 +340,18 @@ class _System:
         pair_b: np.ndarray,
         free: np.ndarray,
     ) -> None:
-        self.a, self.b, self.xt, self.won, self.weight = a, b, np.ascontiguousarray(x.T), won, won + lost
+        self.a, self.b, self.xt, self.won, self.weight = a, b, np.ascontiguousarray(xt), won, won + lost
         self.pair, self.pair_a, self.pair_b = pair, pair_a, pair_b
-        self.m, self.k = len(free), x.shape[1]
+        self.rows_are_pairs = len(pair) == len(pair_a) and bool(np.all(pair == np.arange(len(pair))))
+        # rows grouped by pair (as Design builds them): pair sums by one sequential reduceat
+        grouped = len(pair) > 0 and not self.rows_are_pairs and bool(np.all(pair[1:] >= pair[:-1]))
+        self.starts = np.r_[0, np.flatnonzero(pair[1:] != pair[:-1]) + 1] if grouped else None
+        self.m, self.k = len(free), xt.shape[0]
         self.solve_for = np.r_[np.flatnonzero(free), self.m + np.arange(self.k)]
+        self.fixed = np.flatnonzero(~free)
+        self.factor: tuple[np.ndarray, bool] | None = None
+        size = self.m + self.k
+        self.upper, self.lower = pair_a * size + pair_b, pair_b * size + pair_a  # flat Hessian positions
 
     def eta(self, params: np.ndarray) -> np.ndarray:
         theta = params[: self.m]
@@ -272,36 +364,74 @@ class _System:
         return float(self.won @ eta - self.weight @ softplus)
 
     def pair_sums(self, row_values: np.ndarray) -> np.ndarray:
-        return np.bincount(self.pair, row_values, len(self.pair_a))
+        if self.rows_are_pairs:
+            return row_values
+        if self.starts is None:
+            return np.bincount(self.pair, row_values, len(self.pair_a))
+        sums = np.zeros(len(self.pair_a))
+        sums[self.pair[self.starts]] = np.add.reduceat(row_values, self.starts)
+        return sums
 
     def per_model(self, by_pair: np.ndarray) -> np.ndarray:
         """Σ over pairs of value·(e_a − e_b)."""
         return np.bincount(self.pair_a, by_pair, self.m) - np.bincount(self.pair_b, by_pair, self.m)
 
+    def _probabilities(self, eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(gradient of the log-likelihood, expected wins per row)."""
+        with np.errstate(over="ignore"):
+            prob = 1.0 / (1.0 + np.exp(-eta))  # numpy's exp is vectorised; expit is not
+        expected = self.weight * prob
+        resid = self.won - expected
+        grad = np.r_[self.per_model(self.pair_sums(resid)), self.xt @ resid]
+        grad[self.fixed] = 0.0
+        return grad, prob
+
+    def chord(self, params: np.ndarray, factor: tuple[np.ndarray, bool], max_steps: int) -> tuple[np.ndarray, int, bool]:
+        """Steps H₀⁻¹·∇ℓ with a fixed Hessian H₀ (the full data's, already factorised): (params,
+        steps taken, converged). Converged means no step moved a parameter by ``STEP_TOLERANCE``:
+        the same end point as Newton's (∇ℓ = 0), at the cost of a gradient per step. A resample's
+        Hessian is within a few percent of H₀, so the error shrinks about twentyfold per step. A
+        large step is not taken (Newton, with its line search, takes over from there)."""
+        params = params.copy()
+        for step_count in range(1, max_steps + 1):
+            grad, _ = self._probabilities(self.eta(params))
+            delta = linalg.cho_solve(factor, grad, check_finite=False)[self.solve_for]
+            size = float(np.max(np.abs(delta), initial=0.0))
+            if not size < LINE_SEARCH_ABOVE:
+                return params, step_count - 1, False
+            params[self.solve_for] += delta
+            if size < STEP_TOLERANCE:
+                return params, step_count, True
+        return params, max_steps, False
+
     def newton_step(self, eta: np.ndarray) -> np.ndarray:
         m, k = self.m, self.k
-        with np.errstate(over="ignore"):
-            prob = 1.0 / (1.0 + np.exp(-eta))
-        resid = self.won - self.weight * prob
-        curv = self.weight * prob * (1.0 - prob)
-        grad = np.r_[self.per_model(self.pair_sums(resid)), self.xt @ resid]
-        hess = np.zeros((m + k, m + k))
+        grad, prob = self._probabilities(eta)
+        expected = self.weight * prob
+        curv = expected - expected * prob
+        flat = np.zeros((m + k) ** 2)
         curv_by_pair = self.pair_sums(curv)
-        hess[self.pair_a, self.pair_b] = -curv_by_pair
-        hess[self.pair_b, self.pair_a] = -curv_by_pair
+        flat[self.upper] = -curv_by_pair
+        flat[self.lower] = -curv_by_pair
+        hess = flat.reshape(m + k, m + k)
         hess[np.arange(m), np.arange(m)] = np.bincount(self.pair_a, curv_by_pair, m) + np.bincount(self.pair_b, curv_by_pair, m)
         if k:
             vxt = self.xt * curv
             side = np.column_stack([self.per_model(self.pair_sums(vxt[j])) for j in range(k)])
             hess[:m, m:], hess[m:, :m], hess[m:, m:] = side, side.T, vxt @ self.xt.T
-        sub, rhs = hess[np.ix_(self.solve_for, self.solve_for)], grad[self.solve_for]
+        # fixed θ (the anchor, unreachable models): an identity row and column keep their step 0
+        hess[self.fixed, :], hess[:, self.fixed] = 0.0, 0.0
+        hess[self.fixed, self.fixed] = 1.0
         try:
-            return linalg.cho_solve(linalg.cho_factor(sub), rhs)
+            self.factor = linalg.cho_factor(hess, check_finite=False)
+            step = linalg.cho_solve(self.factor, grad, check_finite=False)
         except linalg.LinAlgError:
-            return np.linalg.lstsq(sub, rhs, rcond=None)[0]
+            self.factor = None
+            step = np.linalg.lstsq(hess, grad, rcond=None)[0]
+        return step[self.solve_for]
 
     def solve(self, theta: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-        """Newton steps until none moves a parameter by ``STEP_TOLERANCE``.
+        """Newton steps until none moves a parameter by ``STEP_TOLERANCE`` (or ``QUADRATIC_STOP``).
 
         A step moving some parameter by more than ``LINE_SEARCH_ABOVE`` is halved until the
         likelihood rises; smaller steps lie where the quadratic model is accurate and are taken
@@ -314,6 +444,8 @@ class _System:
             size = float(np.max(np.abs(delta), initial=0.0))
             trial = params.copy()
             trial[self.solve_for] += delta
+            if size < QUADRATIC_STOP:
+                return trial[: self.m], trial[self.m :], step_count
             trial_eta = self.eta(trial)
             if size > LINE_SEARCH_ABOVE:
                 current = self.log_likelihood(eta)

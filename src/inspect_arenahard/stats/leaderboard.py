@@ -20,16 +20,27 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, win_rate
-from inspect_arenahard.stats.style_control import ANCHORS, Anchor, at_official_anchor, mean_style_difference, style_matrix
+from inspect_arenahard.stats.sandwich import cluster_robust_covariance, wald_interval, win_rate_interval
+from inspect_arenahard.stats.style_control import (
+    ANCHORS,
+    Anchor,
+    at_official_anchor,
+    mean_style_difference,
+    official_anchor_se,
+    style_matrix,
+)
 
 Method = Literal["bt", "mean"]
 METHODS: tuple[str, ...] = ("bt", "mean")
 Unparsed = Literal["game", "pair"]
 UNPARSED_RULES: tuple[str, ...] = ("game", "pair")
+CI_METHODS: tuple[str, ...] = ("bootstrap", "sandwich")
+"""How intervals are computed: percentile bootstrap over battles, or cluster-robust (by prompt) sandwich."""
 
 
 @dataclass(frozen=True)
@@ -157,30 +168,41 @@ class Leaderboard:
     unparsed_games: int = 0
     style_anchor: str | None = None
     """``official`` or ``equal`` for style-controlled tables (``style_control``), else None."""
+    ci_method: str = "bootstrap"
+    clusters: int = 0
+    """Prompts the sandwich covariance treats as independent units (0 for the bootstrap)."""
 
 
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
     """The baseline: ``requested``, else the one the judge records name, else the model in every
     battle. Model-vs-model battles, where the named baselines are also evaluated players (Auto-Arena
-    tournaments), are anchored at the most-played model (ties: first by name)."""
+    tournaments), are anchored at the most-played model (ties: first by name), and so are battle
+    files with no model in every battle (Chatbot Arena). A hybrid design (one fixed baseline plus
+    model-vs-model runs) is anchored at the one named baseline that is never evaluated."""
     in_rows = set(battles.a.tolist()) | set(battles.b.tolist())
     if requested is not None:
         if requested not in battles.models or battles.models.index(requested) not in in_rows:
             raise ValueError(f"baseline {requested!r} has no battles here; models: {', '.join(battles.models[i] for i in sorted(in_rows))}")
         return requested
     named = sorted({v for v in battles.baseline.tolist() if v is not None})
-    if len(named) > 1 and set(named) & _evaluated(battles):
+    played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
+    evaluated = _evaluated(battles) if len(named) > 1 else set()
+    if set(named) & evaluated:
+        fixed = set(named) - evaluated
+        if len(fixed) == 1:  # hybrid: the fixed baseline's runs plus model-vs-model runs
+            return fixed.pop()
         # model-vs-model battles (a tournament): every player is someone's "baseline"; anchor the
         # scale at the most-played model so its win-rates are the best determined
-        played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
         return min(named, key=lambda m: (-played[battles.models.index(m)], m))
     if len(named) > 1:
         raise ValueError(f"the battles use several baselines ({', '.join(named)}); choose one with --baseline")
     if named:
         return named[0]
-    everywhere = [m for i, m in enumerate(battles.models) if len(battles) and np.all((battles.a == i) | (battles.b == i))]
+    everywhere = [m for i, m in enumerate(battles.models) if len(battles) and played[i] == len(battles)]
     if len(everywhere) == 1:
         return everywhere[0]
+    if len(battles) and len(battles.categories()) <= 1:  # a battle file (no named baselines) such as Chatbot Arena's
+        return min((m for i, m in enumerate(battles.models) if played[i]), key=lambda m: (-played[battles.models.index(m)], m))
     raise ValueError("cannot tell which model is the baseline; name it with --baseline")
 
 
@@ -201,13 +223,19 @@ def leaderboard(
     category: str | None = None,
     unparsed: Unparsed | None = None,
     style_anchor: Anchor | None = None,
+    ci_method: str = "bootstrap",
 ) -> Leaderboard:
     """Rank every model with at least one counted battle; ``style`` names style-control features.
 
     ``method``, ``unparsed`` and ``style_anchor`` default to the official rules of the battles'
-    version (``resolve_rules``).
+    version (``resolve_rules``). ``ci_method="sandwich"`` replaces the bootstrap by cluster-robust
+    intervals clustered by ``question_id`` (Bradley–Terry only; ``rounds`` and ``seed`` are then unused).
     """
     rules = resolve_rules(battles, method, unparsed, style_anchor, bool(style))
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"unknown CI method {ci_method!r}; choose from {', '.join(CI_METHODS)}")
+    if ci_method == "sandwich" and rules.method != "bt":
+        raise ValueError("sandwich intervals apply to the Bradley–Terry method (--method bt); --method mean uses the bootstrap")
     if style and rules.method != "bt":
         raise ValueError("style control applies to the Bradley–Terry method (--method bt)")
     if rounds < 1:
@@ -228,22 +256,33 @@ def leaderboard(
     args = (models, remap[used.a], remap[used.b], used.points, used.weight)
     coefficients: tuple[Coefficient, ...] = ()
     degenerate = False
+    clusters = 0
     if rules.method == "bt":
         features = style_matrix(used.style_a, used.style_b, used.weight, style) if style else None
         design = Design.build(*args, features=features)
-        full = fit(design, anchor)
-        thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
-        full_theta = full.theta
-        if features is not None and rules.style_anchor == "official":
-            mu = mean_style_difference(features, args[1], args[2], used.weight, anchor)
-            full_theta, thetas = at_official_anchor(full.theta, full.gamma, mu, anchor), at_official_anchor(thetas, gammas, mu, anchor)
-        score, samples = 100 * win_rate(full_theta), 100 * win_rate(thetas)
-        g_low, g_up = percentile_interval(gammas, ci)
+        with threadpool_limits(limits=1, user_api="blas"):  # a (models + features)² system: threads only contend
+            full = fit(design, anchor)
+        official = features is not None and rules.style_anchor == "official"
+        mu = mean_style_difference(features, args[1], args[2], used.weight, anchor) if official else None
+        full_theta = full.theta if mu is None else at_official_anchor(full.theta, full.gamma, mu, anchor)
+        score = 100 * win_rate(full_theta)
+        if ci_method == "sandwich":
+            sandwich = cluster_robust_covariance(*args[1:], used.question_id, full.theta, full.gamma, features, anchor)
+            se, clusters, rounds = sandwich.standard_errors(), sandwich.clusters, 0
+            theta_se = se[: len(models)] if mu is None else official_anchor_se(sandwich.covariance, mu, anchor)
+            (lower, upper), samples = win_rate_interval(full_theta, theta_se, ci), np.zeros((0, len(models)))
+            g_low, g_up = wald_interval(full.gamma, se[len(models) :], ci)
+        else:
+            thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
+            if mu is not None:
+                thetas = at_official_anchor(thetas, gammas, mu, anchor)
+            samples = 100 * win_rate(thetas)
+            (lower, upper), (g_low, g_up) = percentile_interval(samples, ci), percentile_interval(gammas, ci)
         coefficients = tuple(Coefficient(n, float(v), float(lo), float(hi)) for n, v, lo, hi in zip(style, full.gamma, g_low, g_up))
         degenerate = full.degenerate
     else:
         score, samples = _mean_scores(*args, anchor=anchor, rounds=rounds, rng=rng)
-    lower, upper = percentile_interval(samples, ci)
+        lower, upper = percentile_interval(samples, ci)
     tokens = battles.avg_tokens()
     rows = [
         Row(
@@ -262,10 +301,11 @@ def leaderboard(
     judges = tuple(sorted({j for j in battles.judge.tolist() if j is not None}))
     return Leaderboard(
         category, base, rules.method, rounds, ci, tuple(rows), coefficients, unranked, degenerate, judges, int(np.sum(left_out)),
-        bootstrap={m: samples[:, j] for j, m in enumerate(models)},
+        bootstrap={m: samples[:, j] for j, m in enumerate(models)} if len(samples) else {},
         unparsed_rule=rules.unparsed,
         unparsed_games=int(np.sum(~battles.parsed)),
         style_anchor=rules.style_anchor if style else None,
+        ci_method=ci_method, clusters=clusters,
     )
 
 

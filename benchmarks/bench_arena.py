@@ -1,0 +1,189 @@
+"""Arena scale: a million model-vs-model battles among 200 models, against the rating libraries
+users pick instead, timed in one process.
+
+Synthetic Chatbot-Arena-shaped battles (random pairs, 10% ties, per-answer style metadata with a
+length preference), built straight into ``Battles``. It times
+
+* ours: design + exact fit + 1000 bootstrap rounds (target < 5 s); with style control (4
+  features) and 100 rounds (< 15 s); the same through ``leaderboard`` (which adds per-model
+  counts and answer lengths); and sandwich intervals (one fit);
+* peers in the *same* resampling loop (our resampler draws the battle counts, each library fits
+  them): choix's ``ilsr_pairwise_dense`` on the win matrix, evalica's Bradley–Terry and
+  arena-rank's (LMArena's JAX L-BFGS) on the weighted distinct battles. Their 1000-round time is extrapolated from ``--peer-rounds``;
+  each is also checked against our full-data fit;
+* a disconnected design (two halves that never meet): the error that names the groups.
+
+Wall times on a shared machine are noisy, so CPU time (one core; BLAS is single-threaded for
+every library) is printed beside them; ratios come from the same run.
+
+    python benchmarks/bench_arena.py                    # everything (a few minutes on 2 cores)
+    python benchmarks/bench_arena.py --battles 200000   # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import resource
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from inspect_arenahard.stats.battles import Battles
+from inspect_arenahard.stats.bootstrap import Resampler, bootstrap_fits
+from inspect_arenahard.stats.bt import Design, fit
+from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.style_control import style_matrix
+
+STYLE = ("length", "header", "list", "bold")
+
+
+def arena_battles(n_models: int, n: int, rng: np.random.Generator) -> Battles:
+    """Random pairs from a BT model with a length preference; every battle its own prompt."""
+    strength = rng.normal(0, 1, n_models)
+    a = rng.integers(0, n_models, n)
+    b = rng.integers(0, n_models - 1, n)
+    b = np.where(b >= a, b + 1, b)
+
+    def style() -> np.ndarray:
+        return np.column_stack([rng.lognormal(6, 0.5, n), rng.poisson(1, n), rng.poisson(5, n), rng.poisson(3, n)]).astype(float)
+
+    style_a, style_b = style(), style()
+    length = (style_a[:, 0] - style_b[:, 0]) / (style_a[:, 0] + style_b[:, 0])
+    p_a = 1 / (1 + np.exp(-(strength[a] - strength[b] + 1.2 * length)))
+    points = np.where(rng.random(n) < 0.1, 0.5, (rng.random(n) < p_a).astype(float))
+    none = np.full(n, None, dtype=object)
+    return Battles(
+        models=tuple(f"model-{i:03d}" for i in range(n_models)), a=a, b=b, points=points, weight=np.ones(n),
+        question_id=np.arange(n).astype(object), category=none, judge=none, baseline=none, style_a=style_a, style_b=style_b,
+    )  # fmt: skip
+
+
+def timed(label: str, work: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Run ``work`` once; print and return (wall s, CPU s, result)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(f"{label:<58} {wall:8.2f} s wall {cpu:8.2f} s CPU")
+    return wall, cpu, result
+
+
+def peer_loop(design: Design, anchor: int, rounds: int, solve: Callable[[Design, np.ndarray], np.ndarray], seed: int) -> np.ndarray:
+    """Our resampler and per-pair totals, a peer's solver: θ (rounds × models) anchored at 0."""
+    sampler = Resampler(design.cell_weight, np.random.default_rng(seed))
+    out = np.empty((rounds, design.n_models))
+    for r in range(rounds):
+        theta = solve(design, sampler.draw())
+        out[r] = theta - theta[anchor]
+    return out
+
+
+def choix_solve(design: Design, counts: np.ndarray) -> np.ndarray:
+    import choix
+
+    won, lost = design.totals(counts)
+    wins = np.zeros((design.n_models, design.n_models))
+    wins[design.a, design.b] = won  # rows are pairs without style features; a tie is half a win each
+    wins[design.b, design.a] = lost
+    return choix.ilsr_pairwise_dense(wins)
+
+
+def evalica_solve(design: Design, counts: np.ndarray) -> np.ndarray:
+    import evalica
+    import pandas as pd
+
+    keep = counts > 0
+    row, points = design.cell_row[keep], design.cell_points[keep]
+    winner = np.where(points == 1.0, evalica.Winner.X, np.where(points == 0.0, evalica.Winner.Y, evalica.Winner.Draw))
+    result = evalica.bradley_terry(
+        design.a[row].tolist(), design.b[row].tolist(), winner.tolist(), index=pd.Index(range(design.n_models)),
+        weights=counts[keep].tolist(), tolerance=1e-10, limit=1000,
+    )  # fmt: skip
+    return np.log(result.scores.reindex(range(design.n_models)).to_numpy())  # scores come sorted by value
+
+
+def arena_rank_solve(design: Design, counts: np.ndarray) -> np.ndarray:
+    import jax.numpy as jnp
+    from arena_rank.models.bradley_terry import BradleyTerry
+    from arena_rank.utils.data_utils import PairDataset
+
+    row = design.cell_row  # every cell, empty ones weighing 0: one shape, so JAX compiles once
+    dataset = PairDataset(
+        competitors=list(design.models), pairs=jnp.asarray(np.column_stack([design.a[row], design.b[row]]).astype(np.int32)),
+        outcomes=jnp.asarray(design.cell_points), counts=jnp.asarray(counts), weights=jnp.ones(len(counts)),
+        opt_weights=jnp.asarray(counts),
+    )  # fmt: skip
+    return np.asarray(BradleyTerry(design.n_models).fit(dataset).params["ratings"])
+
+
+PEERS = {"choix": choix_solve, "evalica": evalica_solve, "arena_rank": arena_rank_solve}
+"""Importable module name → solver fed by the shared resampling loop."""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", type=int, default=200)
+    parser.add_argument("--battles", type=int, default=1_000_000)
+    parser.add_argument("--peer-rounds", type=int, default=30, help="rounds timed per peer (extrapolated to 1000)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    battles = arena_battles(args.models, args.battles, np.random.default_rng(args.seed))
+    anchor_name = battles.models[int(np.argmax(np.bincount(np.r_[battles.a, battles.b])))]
+    print(f"{len(battles):,} battles among {len(battles.models)} models (anchor {anchor_name}, the most played)\n")
+
+    anchor = battles.models.index(anchor_name)
+
+    def fit_and_bootstrap(features: np.ndarray | None, rounds: int) -> None:
+        design = Design.build(battles.models, battles.a, battles.b, battles.points, battles.weight, features=features)
+        full = fit(design, anchor)
+        bootstrap_fits(design, anchor, rounds, np.random.default_rng(1), full)
+
+    wall_bt, cpu_bt, _ = timed("ours: BT fit + 1000 bootstrap rounds (stats level)", lambda: fit_and_bootstrap(None, 1000))
+    features = style_matrix(battles.style_a, battles.style_b, battles.weight, STYLE)
+    wall_sc, cpu_sc, _ = timed("ours: style control (4 features) fit + 100 rounds (stats level)", lambda: fit_and_bootstrap(features, 100))
+    _, _, table = timed("ours: the same BT table via leaderboard() (+ table building)", lambda: leaderboard(battles, rounds=1000, seed=1))
+    _, _, styled = timed("ours: the same style table via leaderboard()", lambda: leaderboard(battles, style=STYLE, rounds=100, seed=1))
+    timed("ours: BT fit + sandwich intervals (one fit)", lambda: leaderboard(battles, ci_method="sandwich"))
+    timed("ours: style control fit + sandwich intervals", lambda: leaderboard(battles, style=STYLE, ci_method="sandwich"))
+
+    design = Design.build(battles.models, battles.a, battles.b, battles.points, battles.weight)
+    full = fit(design, anchor)
+    rounds = args.peer_rounds
+    wall_ours, cpu_ours, _ = timed(f"ours in the shared loop, {rounds} rounds", lambda: peer_loop(design, anchor, rounds, lambda d, c: fit(d, anchor, c, init=full).theta, 2))
+    print()
+    for name, solve in PEERS.items():
+        try:
+            found = importlib.util.find_spec(name) is not None and (name != "arena_rank" or importlib.util.find_spec("jax") is not None)
+        except ImportError:
+            found = False
+        if not found:
+            print(f"{name}: not installed (pip install {name.replace('_', '-')}), skipped")
+            continue
+        one = solve(design, design.cell_weight)
+        gap = float(np.max(np.abs((one - one[anchor]) - full.theta)))
+        laps = rounds if name != "arena_rank" else min(rounds, 3)  # seconds per round
+        wall, cpu, _ = timed(f"{name} in the shared loop, {laps} rounds", lambda s=solve, n=laps: peer_loop(design, anchor, n, s, 2))
+        wall, cpu = wall * rounds / laps, cpu * rounds / laps
+        print(f"  {name}: full-data max |θ − ours| {gap:.1e}; 1000 rounds ≈ {wall * 1000 / rounds:.1f} s wall / {cpu * 1000 / rounds:.1f} s CPU; "
+              f"ours is {cpu / cpu_ours:.1f}x faster per round (CPU; wall {wall / wall_ours:.1f}x)")  # fmt: skip
+
+    halves = battles.select((battles.a < args.models // 2) == (battles.b < args.models // 2))
+    try:
+        leaderboard(halves, baseline=anchor_name, rounds=1)
+    except ValueError as ex:
+        print(f"\ndisconnected design (two halves never meet) -> ValueError: {str(ex)[:120]} ... {str(ex)[-150:]}")
+
+    print()
+    print(f"BT + 1000 rounds: {wall_bt:.2f} s wall, {cpu_bt:.2f} s CPU (target < 5 s)")
+    print(f"style control + 100 rounds: {wall_sc:.2f} s wall, {cpu_sc:.2f} s CPU (target < 15 s); "
+          f"coefficients {', '.join(f'{c.name} {c.value:+.3f}' for c in styled.style)}")  # fmt: skip
+    print(f"top model {table.rows[0].model}: {table.rows[0].score:.1f} [{table.rows[0].lower:.1f}, {table.rows[0].upper:.1f}]")
+    print(f"process peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB (target < 4 GiB; peers included)")
+
+
+if __name__ == "__main__":
+    with threadpool_limits(limits=1, user_api="blas"):  # the same single-threaded BLAS for every library
+        main()
