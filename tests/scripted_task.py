@@ -32,7 +32,9 @@ def _judge(messages) -> str:  # type: ignore[no-untyped-def]
 
 @task
 def scripted_arenahard(quality: str = "good", limit: int = 3) -> Task:
-    base = arenahard(data_dir=str(V01))
+    # judge= names a model that exists here: arenahard checks its default judge when the task is
+    # built, before task_with binds the scripted judge role below
+    base = arenahard(data_dir=str(V01), judge="mockllm/scripted-judge")
     answer = GOOD if quality == "good" else "no idea"
     return task_with(
         Task(dataset=list(base.dataset)[:limit], solver=base.solver, scorer=base.scorer, metadata=base.metadata, name="arenahard"),

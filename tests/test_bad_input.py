@@ -209,7 +209,9 @@ def test_ci_means_the_same_as_fraction_or_percent_and_files_are_announced(tmp_pa
 
 
 def test_power_without_pairs_says_so(folders: dict[str, Path], tmp_path: Path) -> None:
-    [one] = [p for p in folders["logs"].glob("*.eval") if p.name.endswith("gpt-4o-mini.eval")]
+    from inspect_ai.log import read_eval_log
+
+    [one] = [p for p in folders["logs"].glob("*.eval") if read_eval_log(str(p), header_only=True).eval.model.endswith("gpt-4o-mini")]
     result = _run(arenahard("power", str(one)), tmp_path)
     assert result.returncode == 0, result.stderr
     paired = next(line for line in result.stdout.splitlines() if line.startswith("paired test "))

@@ -148,6 +148,8 @@ def test_per_category_leaderboards_equal_the_official_v2_rules(v2_folder: Path, 
     assert headings == [
         f"category: creative_writing | baseline: {GEMINI} | method: mean | 95% CI from 20 bootstrap rounds | judge: {JUDGE}",
         f"category: hard_prompt | baseline: {O3} | method: mean | 95% CI from 20 bootstrap rounds | judge: {JUDGE}",
+        f"category: combined | baseline: each category's own — creative_writing: {GEMINI} (40.0% of prompts), "
+        f"hard_prompt: {O3} (60.0% of prompts) | method: mean | 95% CI from 20 bootstrap rounds | judge: {JUDGE}",
     ]
     assert "pair rule" in text
     expected = official_v2(v2_folder)
@@ -155,6 +157,12 @@ def test_per_category_leaderboards_equal_the_official_v2_rules(v2_folder: Path, 
     for category, models in expected.items():
         got = {r["model"]: (r["score"], r["n"]) for r in records if r["category"] == category}
         assert {m: got[m] for m in models} == pytest.approx(models, abs=1e-9)
+    combined = {r["model"]: r["score"] for r in records if r["category"] == "combined"}
+    judged = set(expected["creative_writing"]) & set(expected["hard_prompt"])
+    assert judged and set(combined) >= judged
+    for model in judged:  # prompt-weighted: 100 creative-writing and 150 hard prompts
+        share = {"creative_writing": 0.4, "hard_prompt": 0.6}
+        assert combined[model] == pytest.approx(sum(share[c] * expected[c][model][0] for c in share), abs=1e-9)
     game_rule = official_v2(v2_folder, "game")
     assert main(["leaderboard", str(imported), "--rounds", "5", "--unparsed", "game", "--json", str(out_json)]) == 0
     records = json.loads(out_json.read_text())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -19,6 +18,7 @@ from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.data import load_answers, load_questions
 from inspect_arenahard.logs import GAME_SCORERS, find_score, log_files, select_runs
+from inspect_arenahard.storage import open_archive
 from inspect_arenahard.stats.gaming import ModelAudit, Sample, Thresholds, audit_model
 
 PROBE_TASK = "arenahard_probes"
@@ -62,7 +62,7 @@ def _input_text(value: Any) -> str:
 def _raw_samples(path: str) -> Iterable[dict[str, Any]]:
     """Every sample of a log as a plain dict (the latest epoch record per member)."""
     if path.endswith(".eval"):
-        with zipfile.ZipFile(path) as archive:
+        with open_archive(path) as archive:
             for name in archive.namelist():
                 if name.startswith("samples/") and name.endswith(".json"):
                     yield json.loads(archive.read(name))
