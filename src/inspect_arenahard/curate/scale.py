@@ -147,7 +147,7 @@ def _prompt_block(batch: pd.DataFrame, filters: FilterOptions, duplicates: froze
 
 def _collect(tagged: pd.DataFrame, log: FilterLog) -> pd.DataFrame:
     """Add the blocks' summed counts and their removed rows (filter by filter) to ``log``; the kept rows."""
-    tagged = pa.Table.from_pandas(tagged, preserve_index=False).to_pandas()  # the column types pandas reads from Parquet
+    tagged = pa.Table.from_pandas(tagged, preserve_index=False).replace_schema_metadata().to_pandas()  # the types read from Parquet
     blocks = FilterLog()
     for counts in tagged["_counts"]:
         if counts:
