@@ -188,6 +188,9 @@ class LocalEngine:
 
     name = "local"
 
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
     def filter(self, work: Work, filters: FilterOptions, log: FilterLog) -> pd.DataFrame:
         return apply_text_filters(pd.read_parquet(work.ingested), filters, log).drop(columns=["turns"])
 
@@ -283,7 +286,7 @@ def _cluster(
             "outliers_mode": options.outliers,
             "label_agreement": label_agreement(df["label"], labels),
             "settings": {"filters": asdict(filters), "cluster": asdict(options), "scale": asdict(scale)},
-            "seconds": seconds | {"total": timer.seconds},
+            "seconds": seconds | engine.seconds | {"total": timer.seconds},
         },
     )
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from inspect_arenahard.curate.cache import text_digest
+from inspect_arenahard.curate.cache import Timer, text_digest
 from inspect_arenahard.curate.embed import Parts, embed_texts, get_embedder
 from inspect_arenahard.curate.filters import (
     FilterLog,
@@ -53,6 +53,8 @@ class Engine(Protocol):
     """Where the heavy stages of ``cluster`` run; the step itself is the same for every engine."""
 
     name: str
+    seconds: dict[str, float]
+    """Time of the engine's own sub-stages, added to the step report's ``seconds``."""
 
     def filter(self, work: Work, filters: FilterOptions, log: FilterLog) -> pd.DataFrame:
         """Kept rows (with ``prompt``, without ``turns``) in ingest order; removals go to ``log``."""
@@ -188,6 +190,7 @@ class RayEngine:
     def __init__(self, options: ScaleOptions) -> None:
         self.options = options
         self.started = connect(options.ray_cpus)
+        self.seconds: dict[str, float] = {}
 
     def filter(self, work: Work, filters: FilterOptions, log: FilterLog) -> pd.DataFrame:
         import ray
@@ -242,9 +245,11 @@ class RayEngine:
         n, sample = len(vectors), self.options.umap_sample
         if not sample or n <= sample:
             return reduce_and_cluster(vectors, knn, options)  # the local engine's fit, exactly
+        timer = Timer()
         fitted = np.sort(np.random.default_rng(options.seed).choice(n, size=sample, replace=False))
         with quiet_umap():
             reducer = umap_reducer(options).fit(vectors[fitted])
+        self.seconds["umap_fit_sample"] = timer.lap()
         reduced = np.empty((n, options.n_components), dtype=np.float32)
         reduced[fitted] = reducer.embedding_
         rest = np.setdiff1d(np.arange(n), fitted)
@@ -253,7 +258,10 @@ class RayEngine:
         chunks = [rest[i : i + TRANSFORM_ROWS] for i in range(0, len(rest), TRANSFORM_ROWS)]
         for rows, out in zip(chunks, ray.get([transform.remote(shared, vectors[rows]) for rows in chunks])):
             reduced[rows] = out
-        return hdbscan_labels(reduced, options), reduced
+        self.seconds["umap_transform"] = timer.lap()
+        labels = hdbscan_labels(reduced, options)
+        self.seconds["hdbscan"] = timer.lap()
+        return labels, reduced
 
     def close(self) -> None:
         import ray
