@@ -107,7 +107,8 @@ def nmi_between(a: Path, b: Path) -> float:
     return round(float(normalized_mutual_info_score([x[i] for i in ids], [y[i] for i in ids])), 4)
 
 
-def ingest_pool(work: Path, scenario: str, size: int) -> int:
+def ingest_pool(work: Path, scenario: str, size: int) -> dict:
+    """``curate ingest`` of the pool (a local step with either engine): records and seconds."""
     from inspect_arenahard.curate.ingest import ingest
     from inspect_arenahard.curate.work import Work
 
@@ -116,7 +117,8 @@ def ingest_pool(work: Path, scenario: str, size: int) -> int:
     else:
         synthetic_pool(real_prompts(work.parent / "base"), size, work.parent / "synthetic.jsonl")
         sources = [str(work.parent / "synthetic.jsonl")]
-    return int(ingest(sources, Work.at(work, create=True))["records"])
+    report = ingest(sources, Work.at(work, create=True))
+    return {"records": report["records"], "ingest_seconds": report["seconds"]}
 
 
 def summary(report: dict) -> dict:
@@ -125,7 +127,7 @@ def summary(report: dict) -> dict:
 
 def compare(root: Path, scenario: str, size: int, umap_sample: int | None, ray: dict) -> dict:
     """Local engine, then the Ray engine on a copy sharing the embedding cache."""
-    records = ingest_pool(root / "local", scenario, size)
+    ingested = ingest_pool(root / "local", scenario, size)
     local = run_cluster(root / "local", {"engine": "local"})
     sample = umap_sample if umap_sample is not None else max(1, local["kept"] // 4)
     (root / "ray").mkdir()
@@ -133,7 +135,7 @@ def compare(root: Path, scenario: str, size: int, umap_sample: int | None, ray: 
     shutil.copytree(root / "local" / "cache", root / "ray" / "cache")
     ray_report = run_cluster(root / "ray", ray, umap_sample=sample)
     return {
-        "scenario": scenario, "records": records, "umap_sample": sample,
+        "scenario": scenario, **ingested, "umap_sample": sample,
         "local": summary(local), "ray": summary(ray_report),
         "nmi_between_engines": nmi_between(root / "local", root / "ray"),
         "full_umap_seconds": local["seconds"]["umap_hdbscan"],
@@ -161,11 +163,12 @@ def projection(report: dict, cores_here: int, workers: tuple[int, ...] = (1, 2, 
 
 
 def scale_run(root: Path, size: int, umap_sample: int | None, ray: dict, with_local: bool) -> dict:
-    records = ingest_pool(root / "ray", "synthetic", size)
+    ingested = ingest_pool(root / "ray", "synthetic", size)
     ray_report = run_cluster(root / "ray", ray, umap_sample=umap_sample)
+    ray_report["seconds"]["ingest"] = ingested["ingest_seconds"]
     ray_report["kept_before_near_dup"] = next(c["in"] for c in ray_report["filters"] if c["filter"] == "near_duplicate")
     result = {
-        "scenario": f"scale{size}", "records": records, "umap_sample": ray_report["settings"]["scale"]["umap_sample"],
+        "scenario": f"scale{size}", **ingested, "umap_sample": ray_report["settings"]["scale"]["umap_sample"],
         "ray": summary(ray_report), "projection": projection(ray_report, psutil.cpu_count() or 1),
     }
     if with_local:

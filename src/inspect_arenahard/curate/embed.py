@@ -150,9 +150,11 @@ class EmbeddingCache:
                 continue  # a part interrupted between its two files: recomputed
             for row, key in enumerate(np.load(keys_file)):
                 self.index[str(key)] = (part, row)
+        self.next_part = max((p for p, _ in self.index.values()), default=-1) + 1  # not a scan per part added
 
     def add(self, keys: list[str], vectors: np.ndarray) -> None:
-        part = max((p for p, _ in self.index.values()), default=-1) + 1
+        part = self.next_part
+        self.next_part += 1
         np.save(self.dir / f"{part}.vecs.npy", vectors.astype(np.float32))
         np.save(self.dir / f"{part}.keys.npy", np.array(keys))  # keys last: their presence marks a complete part
         for row, key in enumerate(keys):
