@@ -96,7 +96,8 @@ def run_cluster(work: Path, scale: dict, umap_sample: int | None = None) -> dict
 
 
 def clusters_of(work: Path) -> dict[str, int]:
-    return {r["id"]: r["cluster"] for r in map(json.loads, (work / "clusters.jsonl").read_text(encoding="utf-8").splitlines())}
+    with (work / "clusters.jsonl").open(encoding="utf-8") as f:  # lines, not str.splitlines: prompts hold U+2028
+        return {r["id"]: r["cluster"] for r in map(json.loads, f)}
 
 
 def nmi_between(a: Path, b: Path) -> float:

@@ -24,7 +24,8 @@ RAY = ["--engine", "ray", "--ray-batch-size", "256", "--min-cluster-size", "10"]
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
 
 
 def report(work: Path) -> dict:
