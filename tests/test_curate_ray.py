@@ -140,3 +140,10 @@ def test_local_engine_never_imports_ray() -> None:
         "assert 'ray' not in sys.modules, 'ray imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_unknown_engine_is_named() -> None:
+    from inspect_arenahard.curate.scale import ScaleOptions
+
+    with pytest.raises(ValueError, match="engine must be one of local, ray, got 'spark'"):
+        ScaleOptions(engine="spark").key_parts()

@@ -19,6 +19,7 @@ Ray is imported only here and only when the Ray engine is chosen; the local engi
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from dataclasses import dataclass, field
@@ -85,7 +86,7 @@ class ScaleOptions:
     ray_actor_cpus: float = field(default=1.0, metadata={"help": "ray: CPUs per embedding actor"})
     ray_actor_gpus: float = field(default=0.0, metadata={"help": "ray: GPUs per embedding actor (0 = CPU actors)"})
     ray_cpus: int | None = field(
-        default=None, metadata={"help": "ray: CPUs of a local Ray started here (default: all; ignored with RAY_ADDRESS)"}
+        default=None, metadata={"help": "ray: CPUs of a local Ray started here, None = all (ignored with RAY_ADDRESS)"}
     )
 
     def key_parts(self) -> dict[str, Any]:
@@ -118,6 +119,8 @@ def connect(num_cpus: int | None = None) -> bool:
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True  # ingest order decides which duplicate is kept
     context.enable_progress_bars = sys.stderr.isatty()
+    if not context.enable_progress_bars:  # without bars Ray Data logs progress every few seconds
+        logging.getLogger("ray.data").setLevel(logging.WARNING)
     return True
 
 
