@@ -39,6 +39,7 @@ from bench_curate import SOURCES, emit, real_prompts, synthetic_pool  # noqa: E4
 
 CATALOG = [name for name in SOURCES if name.startswith("catalog") or name == "webdev"]
 STAGES = ("filters", "embed", "neighbours", "umap_hdbscan", "topics")
+DEFAULT_SAMPLE = 200_000
 PARALLEL = {"filters", "embed", "umap_transform"}
 """Stages that run on every worker; the others run on the driver (see the README's table)."""
 
@@ -144,17 +145,27 @@ def compare(root: Path, scenario: str, size: int, umap_sample: int | None, ray: 
     }
 
 
-def projection(report: dict, cores_here: int, workers: tuple[int, ...] = (1, 2, 4, 8, 16, 32)) -> dict:
-    """Seconds for N workers of this machine's size: parallel stages divide by N, driver stages stay."""
+def projection(report: dict, records: int, to: int, cores_here: int, workers: tuple[int, ...] = (1, 2, 4, 8, 16, 32)) -> dict:
+    """Minutes for ``to`` prompts on N workers of this machine's size, from the measured stages.
+
+    Every stage is extrapolated linearly from ``records`` to ``to`` prompts (optimistic for the
+    neighbour search and HDBSCAN, which grow a little faster) except the UMAP sample fit, whose
+    size is fixed (scaled from the sample used to the default 200K when projecting to another
+    size); parallel stages then divide by N, driver stages do not.
+    """
     seconds = dict(report["seconds"])
     parts = {k: seconds[k] for k in ("umap_fit_sample", "umap_transform", "hdbscan") if k in seconds}
     if parts:  # the sample fit and HDBSCAN run on the driver, the transform on the workers
         seconds.pop("umap_hdbscan")
         seconds |= parts
-    stages = {k: v for k, v in seconds.items() if k != "total"}
+    sample = report["settings"]["scale"]["umap_sample"]
+    fit = 1.0 if to == records else min(to, DEFAULT_SAMPLE) / sample
+    factor = {k: (fit if k == "umap_fit_sample" else to / records) for k in seconds}
+    stages = {k: v * factor[k] for k, v in seconds.items() if k != "total"}
     parallel = sum(v for k, v in stages.items() if k in PARALLEL)
     serial = sum(v for k, v in stages.items() if k not in PARALLEL)
     return {
+        "prompts": to,
         "cores_per_worker": cores_here,
         "scales": sorted(k for k in stages if k in PARALLEL),
         "driver_only": sorted(k for k in stages if k not in PARALLEL),
@@ -170,7 +181,9 @@ def scale_run(root: Path, size: int, umap_sample: int | None, ray: dict, with_lo
     ray_report["kept_before_near_dup"] = next(c["in"] for c in ray_report["filters"] if c["filter"] == "near_duplicate")
     result = {
         "scenario": f"scale{size}", **ingested, "umap_sample": ray_report["settings"]["scale"]["umap_sample"],
-        "ray": summary(ray_report), "projection": projection(ray_report, psutil.cpu_count() or 1),
+        "ray": summary(ray_report), "projection": {
+            f"{to}": projection(ray_report, records=size, to=to, cores_here=psutil.cpu_count() or 1) for to in (size, 1_000_000, 10_000_000)
+        },
     }
     if with_local:
         (root / "local").mkdir()

@@ -230,7 +230,7 @@ class RayEngine:
             },
             batch_size=o.ray_batch_size,
             batch_format="numpy",
-            concurrency=o.ray_actors,
+            compute=ray.data.ActorPoolStrategy(size=o.ray_actors),
             num_cpus=o.ray_actor_cpus,
             num_gpus=o.ray_actor_gpus,
         )
