@@ -7,16 +7,17 @@ prompts' lists are cut down to UMAP's 15 (recomputed only if some prompt lost to
 Outliers (HDBSCAN's −1) stay a group of their own or join the cluster with the nearest
 centroid. Outputs ``prompts.parquet``, ``clusters.jsonl``, ``excluded.parquet``,
 ``topics.json`` and ``cluster_report.json`` (counts per filter; NMI/ARI when the source had
-topic labels).
+topic labels). The filters, embeddings and UMAP run in this process (:class:`LocalEngine`) or on
+Ray (``--engine ray``, :mod:`.scale`); the step, its outputs and its cache are the same.
 """
 
 from __future__ import annotations
 
 import json
 import warnings
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from contextlib import contextmanager
 from typing import Any, Iterator
 
 import numpy as np
@@ -26,8 +27,8 @@ import pyarrow.parquet as pq
 from inspect_arenahard.curate.cache import Timer, file_digest, step_key, up_to_date, write_report
 from inspect_arenahard.curate.embed import embed_texts, get_embedder
 from inspect_arenahard.curate.filters import FilterLog, FilterOptions, apply_text_filters, near_duplicates
-from inspect_arenahard.curate.topics import OUTLIER, topic_names
 from inspect_arenahard.curate.scale import Engine, ScaleOptions
+from inspect_arenahard.curate.topics import OUTLIER, topic_names
 from inspect_arenahard.curate.work import Work
 
 OUTLIER_MODES = ("keep", "reassign")
