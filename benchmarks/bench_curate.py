@@ -172,10 +172,15 @@ def main() -> None:
             started = time.perf_counter()
             out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
             result = json.loads(out.strip().splitlines()[-1]) | {"wall_seconds": round(time.perf_counter() - started, 1)}
-        print(json.dumps(result, indent=2))
-        if args.out:
-            with args.out.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(result) + "\n")
+        emit(result, args.out)
+
+
+def emit(result: dict, out: Path | None) -> None:
+    """Print a result, and append it as a JSON line to ``out`` when given."""
+    print(json.dumps(result, indent=2))
+    if out:
+        with out.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(result) + "\n")
 
 
 if __name__ == "__main__":

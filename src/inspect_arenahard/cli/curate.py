@@ -30,9 +30,11 @@ def _ingest(args: argparse.Namespace) -> int:
 def _cluster(args: argparse.Namespace) -> int:
     from inspect_arenahard.curate.cluster import ClusterOptions, cluster
     from inspect_arenahard.curate.filters import FilterOptions
+    from inspect_arenahard.curate.scale import ScaleOptions
     from inspect_arenahard.curate.work import Work
 
-    return _print(cluster(Work.at(args.work), from_args(FilterOptions, args), from_args(ClusterOptions, args), args.force))
+    options = from_args(FilterOptions, args), from_args(ClusterOptions, args)
+    return _print(cluster(Work.at(args.work), *options, args.force, from_args(ScaleOptions, args)))
 
 
 def _select(args: argparse.Namespace) -> int:
@@ -72,6 +74,7 @@ def register(subparsers: Any) -> None:
     from inspect_arenahard.curate.cluster import ClusterOptions
     from inspect_arenahard.curate.filters import FilterOptions
     from inspect_arenahard.curate.ingest import IngestOptions
+    from inspect_arenahard.curate.scale import ScaleOptions
     from inspect_arenahard.curate.selection import SelectOptions
 
     parser = subparsers.add_parser("curate", help="build a hard, diverse benchmark from crowdsourced prompts (BenchBuilder)")
@@ -95,6 +98,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--force", **force)
     add_options(p, FilterOptions)
     add_options(p, ClusterOptions)
+    add_options(p, ScaleOptions)
     p.set_defaults(func=_cluster)
 
     p = steps.add_parser("select", help="pick hard prompts from good clusters using arenahard_annotate logs")

@@ -7,22 +7,27 @@ prompts' lists are cut down to UMAP's 15 (recomputed only if some prompt lost to
 Outliers (HDBSCAN's −1) stay a group of their own or join the cluster with the nearest
 centroid. Outputs ``prompts.parquet``, ``clusters.jsonl``, ``excluded.parquet``,
 ``topics.json`` and ``cluster_report.json`` (counts per filter; NMI/ARI when the source had
-topic labels).
+topic labels). The filters, embeddings and UMAP run in this process (:class:`LocalEngine`) or on
+Ray (``--engine ray``, :mod:`.scale`); the step, its outputs and its cache are the same.
 """
 
 from __future__ import annotations
 
 import json
 import warnings
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from inspect_arenahard.curate.cache import Timer, file_digest, step_key, up_to_date, write_report
 from inspect_arenahard.curate.embed import embed_texts, get_embedder
 from inspect_arenahard.curate.filters import FilterLog, FilterOptions, apply_text_filters, near_duplicates
+from inspect_arenahard.curate.scale import Engine, ScaleOptions
 from inspect_arenahard.curate.topics import OUTLIER, topic_names
 from inspect_arenahard.curate.work import Work
 
@@ -99,30 +104,47 @@ def subset_neighbours(
     return sub_idx, sub_dist
 
 
-def reduce_and_cluster(
-    vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
-) -> tuple[np.ndarray, np.ndarray]:
-    """(HDBSCAN labels, UMAP coordinates) of the vectors, given their neighbour lists."""
-    import hdbscan
+def umap_reducer(options: ClusterOptions, knn: tuple[np.ndarray, np.ndarray] | None = None) -> Any:
+    """BERTopic's UMAP settings, seeded; ``knn`` reuses a neighbour search (then it cannot ``transform``)."""
     import umap
 
-    reducer = umap.UMAP(
+    return umap.UMAP(
         n_neighbors=options.n_neighbors,
         n_components=options.n_components,
         min_dist=options.min_dist,
         metric="cosine",
         random_state=options.seed,
-        precomputed_knn=knn,
+        precomputed_knn=knn or (None, None, None),
         low_memory=True,
     )
-    with warnings.catch_warnings():  # seeding makes UMAP single-threaded, and we pass no search index: both intended
+
+
+@contextmanager
+def quiet_umap() -> Iterator[None]:
+    """Seeding makes UMAP single-threaded, and a precomputed search has no index: both intended."""
+    with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
         warnings.filterwarnings("ignore", message=r"precomputed_knn\[2\]", category=UserWarning)
-        reduced = reducer.fit_transform(vectors)
+        yield
+
+
+def hdbscan_labels(reduced: np.ndarray, options: ClusterOptions) -> np.ndarray:
+    """HDBSCAN clusters of the reduced vectors (−1: outlier)."""
+    import hdbscan
+
     labels = hdbscan.HDBSCAN(
         min_cluster_size=options.min_cluster_size, metric="euclidean", cluster_selection_method="eom"
     ).fit_predict(reduced)
-    return labels.astype(np.int64), reduced
+    return labels.astype(np.int64)
+
+
+def reduce_and_cluster(
+    vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
+) -> tuple[np.ndarray, np.ndarray]:
+    """(HDBSCAN labels, UMAP coordinates) of the vectors, given their neighbour lists."""
+    with quiet_umap():
+        reduced = umap_reducer(options, knn).fit_transform(vectors)
+    return hdbscan_labels(reduced, options), reduced
 
 
 def reassign_outliers(vectors: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -162,34 +184,71 @@ def _spare(options: ClusterOptions) -> int:
     return 2 * options.n_neighbors
 
 
+class LocalEngine:
+    """Every stage in this process (the default): pandas filters, embeddings, one UMAP fit."""
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def filter(self, work: Work, filters: FilterOptions, log: FilterLog) -> pd.DataFrame:
+        return apply_text_filters(pd.read_parquet(work.ingested), filters, log).drop(columns=["turns"])
+
+    def embed(self, prompts: list[str], options: ClusterOptions, cache_root: Path) -> np.ndarray:
+        return embed_texts(prompts, get_embedder(options.embedder, max_seq_length=options.embed_max_tokens), cache_root)
+
+    def reduce_and_cluster(
+        self, vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return reduce_and_cluster(vectors, knn, options)
+
+    def close(self) -> None:
+        pass
+
+
 def cluster(
     work: Work,
     filters: FilterOptions | None = None,
     options: ClusterOptions | None = None,
     force: bool = False,
+    scale: ScaleOptions | None = None,
 ) -> dict[str, Any]:
-    """Run the clustering step on ``work/ingested.parquet``; returns the step report."""
-    filters, options = filters or FilterOptions(), options or ClusterOptions()
+    """Run the clustering step on ``work/ingested.parquet``; returns the step report.
+
+    ``scale`` picks the engine: local (default) or Ray (:mod:`.scale`); both write the same files.
+    """
+    filters, options, scale = filters or FilterOptions(), options or ClusterOptions(), scale or ScaleOptions()
     if options.outliers not in OUTLIER_MODES:
         raise ValueError(f"outliers must be one of {', '.join(OUTLIER_MODES)}, got {options.outliers!r}")
     if not work.ingested.is_file():
         raise FileNotFoundError(f"{work.ingested} not found: run `arenahard curate ingest --out {work.root}` first")
-    key = step_key("cluster", ingested=file_digest(work.ingested), filters=asdict(filters), options=asdict(options))
+    key = step_key(
+        "cluster", ingested=file_digest(work.ingested), filters=asdict(filters), options=asdict(options), **scale.key_parts()
+    )
     outputs = [work.prompts, work.clusters, work.excluded, work.topics]
     if not force and up_to_date(work.report("cluster"), key, outputs):
         return json.loads(work.report("cluster").read_text(encoding="utf-8")) | {"cached": True}
+    engine = scale.engine_for()
+    try:
+        return _cluster(work, filters, options, scale, engine, key)
+    finally:
+        engine.close()
 
+
+def _cluster(
+    work: Work, filters: FilterOptions, options: ClusterOptions, scale: ScaleOptions, engine: Engine, key: str
+) -> dict[str, Any]:
     timer, seconds = Timer(), {}  # seconds per stage
-    df = pd.read_parquet(work.ingested)
-    n_ingested = len(df)
+    n_ingested = pq.ParquetFile(work.ingested).metadata.num_rows
     log = FilterLog()
-    df = apply_text_filters(df, filters, log)
+    df = engine.filter(work, filters, log)
     seconds["filters"] = timer.lap()
     minimum = max(options.n_neighbors + 1, options.min_cluster_size * 2)
     if len(df) < minimum:
         raise ValueError(f"{work.ingested}: only {len(df)} prompts left after filtering; clustering needs at least {minimum}")
 
-    vectors = embed_texts(df["prompt"].tolist(), get_embedder(options.embedder, max_seq_length=options.embed_max_tokens), work.cache)
+    vectors = engine.embed(df["prompt"].tolist(), options, work.cache)
     seconds["embed"] = timer.lap()
 
     indices, dists = neighbours(vectors, _spare(options), options.seed)
@@ -202,7 +261,7 @@ def cluster(
         knn = neighbours(vectors, options.n_neighbors, options.seed)
     seconds["neighbours"] = timer.lap()
 
-    labels, _ = reduce_and_cluster(vectors, knn, options)
+    labels, _ = engine.reduce_and_cluster(vectors, knn, options)
     n_outliers = int((labels == OUTLIER).sum())
     if options.outliers == "reassign":
         labels = reassign_outliers(vectors, labels)
@@ -211,7 +270,7 @@ def cluster(
     prompts = df["prompt"].tolist()
     topics = topic_names(prompts, labels, options.namer, options.topic_examples, options.seed)
     seconds["topics"] = timer.lap()
-    df = df.drop(columns=["turns"]).assign(cluster=labels, topic=[topics[int(c)]["topic"] for c in labels])
+    df = df.assign(cluster=labels, topic=[topics[int(c)]["topic"] for c in labels])
     _write_outputs(work, df, log, topics)
     n_clusters = len([c for c in topics if c != OUTLIER])
     return write_report(
@@ -219,6 +278,7 @@ def cluster(
         {
             "step": "cluster",
             "key": key,
+            "engine": engine.name,
             "ingested": n_ingested,
             "kept": len(df),
             "filters": log.counts,
@@ -226,8 +286,8 @@ def cluster(
             "outliers": n_outliers,
             "outliers_mode": options.outliers,
             "label_agreement": label_agreement(df["label"], labels),
-            "settings": {"filters": asdict(filters), "cluster": asdict(options)},
-            "seconds": seconds | {"total": timer.seconds},
+            "settings": {"filters": asdict(filters), "cluster": asdict(options), "scale": asdict(scale)},
+            "seconds": seconds | engine.seconds | {"total": timer.seconds},
         },
     )
 

@@ -7,6 +7,7 @@ underscores) run in order, each skipped when its inputs are unchanged::
     ingest:  {sources: [lmsys/lmsys-chat-1m], split: train, limit: 200000}
     filters: {min_chars: 32, languages: [en], near_dup_threshold: 0.95}
     cluster: {min_cluster_size: 10, outliers: keep, namer: keywords}
+    scale:   {engine: ray, ray_actors: 4, umap_sample: 200000}   # optional: cluster on Ray
     annotate:                      # runs `inspect eval arenahard_annotate`
       model: openai/gpt-4o-mini
       model_roles: {strong_annotator: openai/gpt-4o}
@@ -30,10 +31,11 @@ from inspect_arenahard.curate.filters import FilterOptions
 from inspect_arenahard.curate.ingest import IngestOptions, ingest
 from inspect_arenahard.curate.options import from_mapping
 from inspect_arenahard.curate.report import report
+from inspect_arenahard.curate.scale import ScaleOptions
 from inspect_arenahard.curate.selection import SelectOptions, select
 from inspect_arenahard.curate.work import Work
 
-SECTIONS = ("work", "ingest", "filters", "cluster", "annotate", "select", "report")
+SECTIONS = ("work", "ingest", "filters", "cluster", "scale", "annotate", "select", "report")
 ANNOTATE_KEYS = ("model", "model_roles", "log_dir", "task_args", "eval_args")
 
 
@@ -123,7 +125,9 @@ def run(config_path: str | Path, force: bool = False) -> dict[str, Any]:
         [resolve(s) for s in sources], work, from_mapping(IngestOptions, ingest_section, f"{path}: ingest"), force
     )
     filters = from_mapping(FilterOptions, config.get("filters"), f"{path}: filters")
-    reports["cluster"] = cluster(work, filters, from_mapping(ClusterOptions, config.get("cluster"), f"{path}: cluster"), force)
+    options = from_mapping(ClusterOptions, config.get("cluster"), f"{path}: cluster")
+    scale = from_mapping(ScaleOptions, config.get("scale"), f"{path}: scale")
+    reports["cluster"] = cluster(work, filters, options, force, scale)
     if "annotate" not in config:
         return reports
     logs = _annotate(work, config["annotate"] or {}, f"{path}: annotate", base)

@@ -14,7 +14,7 @@ import os
 import re
 from importlib.resources import files
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Iterator, Protocol
 
 import numpy as np
 
@@ -94,7 +94,7 @@ class MiniLMEmbedder:
             vectors = self.model.encode(
                 texts, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=False
             )
-        return _normalised(vectors.float().numpy())
+        return _normalised(vectors.float().cpu().numpy())
 
 
 class OpenAIEmbedder:
@@ -150,9 +150,11 @@ class EmbeddingCache:
                 continue  # a part interrupted between its two files: recomputed
             for row, key in enumerate(np.load(keys_file)):
                 self.index[str(key)] = (part, row)
+        self.next_part = max((p for p, _ in self.index.values()), default=-1) + 1  # not a scan per part added
 
     def add(self, keys: list[str], vectors: np.ndarray) -> None:
-        part = max((p for p, _ in self.index.values()), default=-1) + 1
+        part = self.next_part
+        self.next_part += 1
         np.save(self.dir / f"{part}.vecs.npy", vectors.astype(np.float32))
         np.save(self.dir / f"{part}.keys.npy", np.array(keys))  # keys last: their presence marks a complete part
         for row, key in enumerate(keys):
@@ -170,8 +172,28 @@ class EmbeddingCache:
             out[list(targets)] = vecs[list(rows)]
 
 
-def embed_texts(texts: list[str], embedder: Embedder, cache_root: Path) -> np.ndarray:
-    """(len(texts), dim) float32 vectors, computing only texts not in the cache."""
+Parts = Iterator[tuple[list[str], np.ndarray]]
+"""(keys, vectors) of embedded texts, in the pieces the cache stores as part files."""
+
+
+def embed_here(embedder: Embedder, pending: list[tuple[str, str]]) -> Parts:
+    """Embed (key, text) pairs in this process, ``PART_ROWS`` at a time."""
+    for start in range(0, len(pending), PART_ROWS):
+        chunk = pending[start : start + PART_ROWS]
+        yield [k for k, _ in chunk], embedder.embed([t for _, t in chunk])
+
+
+def embed_texts(
+    texts: list[str],
+    embedder: Embedder,
+    cache_root: Path,
+    compute: Callable[[list[tuple[str, str]]], Parts] | None = None,
+) -> np.ndarray:
+    """(len(texts), dim) float32 vectors, computing only texts not in the cache.
+
+    ``compute`` embeds the missing (key, text) pairs elsewhere (e.g. a pool of Ray actors);
+    each part it yields is cached at once, so an interrupted run keeps what was done.
+    """
     cache = EmbeddingCache(cache_root, embedder.name)
     keys = [text_digest(t) for t in texts]
     todo: dict[str, str] = {}
@@ -179,11 +201,11 @@ def embed_texts(texts: list[str], embedder: Embedder, cache_root: Path) -> np.nd
         if key not in cache.index and key not in todo:
             todo[key] = text
     pending = list(todo.items())
+    parts = compute(pending) if compute else embed_here(embedder, pending)
     with progress_bar(f"embed ({embedder.name})", total=len(pending), unit="prompt") as bar:
-        for start in range(0, len(pending), PART_ROWS):
-            chunk = pending[start : start + PART_ROWS]
-            cache.add([k for k, _ in chunk], embedder.embed([t for _, t in chunk]))
-            bar.update(len(chunk))
+        for part_keys, vectors in parts:
+            cache.add(part_keys, vectors)
+            bar.update(len(part_keys))
     if not keys:
         return np.zeros((0, 0), dtype=np.float32)
     part, _ = cache.index[keys[0]]

@@ -87,6 +87,17 @@ class FilterLog:
         """A filter that edits prompts instead of removing them (e.g. truncation)."""
         self.counts.append({"filter": name, "in": n, "out": n, "removed": 0, "changed": changed})
 
+    def add_counts(self, counts: list[dict[str, Any]]) -> None:
+        """Add another log's counts filter by filter (blocks filtered apart sum to the whole)."""
+        for entry in counts:
+            mine = next((c for c in self.counts if c["filter"] == entry["filter"]), None)
+            if mine is None:
+                self.counts.append(dict(entry))
+            else:
+                for name, value in entry.items():
+                    if name != "filter":
+                        mine[name] = mine.get(name, 0) + value
+
     def excluded(self) -> pd.DataFrame:
         frames = [f for f in self.removed if len(f)]
         if not frames:
@@ -109,9 +120,13 @@ def normalise_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
-def exact_duplicates(df: pd.DataFrame, log: FilterLog) -> pd.DataFrame:
-    """Drop repeats of a prompt (identical up to surrounding/collapsed whitespace); the first is kept."""
-    key = df["prompt"].map(normalise_whitespace)
+def exact_duplicates(df: pd.DataFrame, log: FilterLog, key: pd.Series | None = None) -> pd.DataFrame:
+    """Drop repeats of a prompt (identical up to surrounding/collapsed whitespace); the first is kept.
+
+    ``key`` replaces the normalised text when given (e.g. its hash, so only ids and hashes need to
+    be in one place when the prompts are spread over a cluster).
+    """
+    key = df["prompt"].map(normalise_whitespace) if key is None else key
     first_id = df["id"].groupby(key).transform("first")
     return log.apply("exact_duplicate", df, ~key.duplicated().to_numpy(), detail="duplicate of " + first_id)
 
@@ -206,6 +221,11 @@ def apply_text_filters(df: pd.DataFrame, options: FilterOptions, log: FilterLog)
         raise UserError("the prompt pool is empty: ingest found no prompts")
     df = turns_to_prompt(df, log, options.first_turn)
     df = exact_duplicates(df, log)
+    return per_prompt_filters(df, options, log)
+
+
+def per_prompt_filters(df: pd.DataFrame, options: FilterOptions, log: FilterLog) -> pd.DataFrame:
+    """The filters after deduplication; each looks at one prompt at a time, so blocks can run apart."""
     df = min_length(df, log, options.min_chars)
     df = truncate(df, log, options.max_chars)
     df = language(df, log, options.languages, options.language_min_confidence)

@@ -1,0 +1,227 @@
+"""The Ray engine of ``curate cluster`` against the local engine: quality, and time/memory at scale.
+
+Scenarios (each in a fresh work folder; the pools are those of ``bench_curate.py``):
+
+* ``catalog``: the LMArena catalog files (official topic labels). The local engine, then the Ray
+  engine on a copy sharing its embedding cache (so the clusterings differ only by the engine),
+  with ``--umap-sample`` (default: a quarter of the pool, so the sample fit is exercised; at or
+  above the pool size the Ray engine's clusters are the local ones exactly). Prints NMI of each
+  against the official topics and NMI between the two.
+* ``umap``: sample-fit vs full UMAP on the synthetic pool (``--size``, the issue's 200K):
+  the time of each and NMI between the two clusterings (same vectors, same neighbours).
+* ``scale``: the Ray engine from scratch on ``--size`` synthetic prompts (the issue's 1M), then the
+  local engine from scratch on the same pool (``--no-local`` skips it): wall time and peak memory
+  (driver + Ray processes) per stage, and a projection for N workers from the measured
+  per-stage throughput.
+
+Measured on the 2-core dev machine (AMX, MiniLM in bfloat16) on 2026-11-23 while four other
+jobs shared it, so times are upper bounds; small sizes only (the 1M run is still to be made):
+
+* catalog: 16,311 records → 11,680 kept, 864 official topics. Default sample (above the pool):
+  Ray = local exactly. Sample of 2,920: NMI vs official 0.58 (local 0.78), 0.62 between.
+* umap, 20K (sample 10K of 17,786): NMI 0.73 between; UMAP+HDBSCAN 48 s (sample) vs 20 s (full).
+* scale, 20K (sample 5K): Ray 386 s (embed 220 s at 81 prompts/s), peak 4.6 GiB; local 178 s,
+  peak 4.7 GiB; projection to 1M: 314 min on one such worker, ~50–60 min on 16–32.
+
+Usage::
+
+    python benchmarks/bench_curate_ray.py --scenario catalog [--umap-sample 5000]
+    python benchmarks/bench_curate_ray.py --scenario umap --size 200000 --umap-sample 50000
+    python benchmarks/bench_curate_ray.py --scenario scale --size 1000000 [--no-local] [--out results.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_curate import SOURCES, emit, real_prompts, synthetic_pool  # noqa: E402
+
+CATALOG = [name for name in SOURCES if name.startswith("catalog") or name == "webdev"]
+STAGES = ("filters", "embed", "neighbours", "umap_hdbscan", "topics")
+DEFAULT_SAMPLE = 200_000
+PARALLEL = {"filters", "embed", "umap_transform"}
+"""Stages that run on every worker; the others run on the driver (see the README's table)."""
+
+
+class MemorySampler:
+    """Peak resident memory of this process and all its children (Ray's raylet, workers, actors)."""
+
+    def __init__(self, every: float = 0.5) -> None:
+        self.samples: list[tuple[float, int]] = []
+        self.every, self.done = every, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        me = psutil.Process()
+        while not self.done.is_set():
+            total = 0
+            for proc in [me, *me.children(recursive=True)]:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.samples.append((time.perf_counter(), total))
+            self.done.wait(self.every)
+
+    def __enter__(self) -> "MemorySampler":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join()
+
+    def peak_gib(self, start: float, end: float) -> float:
+        inside = [rss for t, rss in self.samples if start <= t <= end]
+        return round(max(inside, default=0) / 2**30, 2)
+
+
+def run_cluster(work: Path, scale: dict, umap_sample: int | None = None) -> dict:
+    """``cluster`` with the given engine; its report plus peak memory per stage."""
+    from inspect_arenahard.curate.cluster import cluster
+    from inspect_arenahard.curate.scale import ScaleOptions
+    from inspect_arenahard.curate.work import Work
+
+    options = ScaleOptions(**scale, **({"umap_sample": umap_sample} if umap_sample is not None else {}))
+    with MemorySampler() as memory:
+        started = time.perf_counter()
+        report = cluster(Work.at(work), scale=options, force=True)
+    edges, at = {}, started
+    for stage in STAGES:
+        edges[stage] = (at, at + report["seconds"][stage])
+        at += report["seconds"][stage]
+    report["peak_gib"] = {stage: memory.peak_gib(*edges[stage]) for stage in STAGES}
+    report["peak_gib"]["step"] = memory.peak_gib(started, time.perf_counter())
+    return report
+
+
+def clusters_of(work: Path) -> dict[str, int]:
+    with (work / "clusters.jsonl").open(encoding="utf-8") as f:  # lines, not str.splitlines: prompts hold U+2028
+        return {r["id"]: r["cluster"] for r in map(json.loads, f)}
+
+
+def nmi_between(a: Path, b: Path) -> float:
+    from sklearn.metrics import normalized_mutual_info_score
+
+    x, y = clusters_of(a), clusters_of(b)
+    ids = sorted(set(x) & set(y))
+    return round(float(normalized_mutual_info_score([x[i] for i in ids], [y[i] for i in ids])), 4)
+
+
+def ingest_pool(work: Path, scenario: str, size: int) -> dict:
+    """``curate ingest`` of the pool (a local step with either engine): records and seconds."""
+    from inspect_arenahard.curate.ingest import ingest
+    from inspect_arenahard.curate.work import Work
+
+    if scenario == "catalog":
+        sources = [f"{name}={SOURCES[name]}" for name in CATALOG]
+    else:
+        synthetic_pool(real_prompts(work.parent / "base"), size, work.parent / "synthetic.jsonl")
+        sources = [str(work.parent / "synthetic.jsonl")]
+    report = ingest(sources, Work.at(work, create=True))
+    return {"records": report["records"], "ingest_seconds": report["seconds"]}
+
+
+def summary(report: dict) -> dict:
+    return {k: report.get(k) for k in ("engine", "kept", "clusters", "outliers", "label_agreement", "seconds", "peak_gib")}
+
+
+def compare(root: Path, scenario: str, size: int, umap_sample: int | None, ray: dict) -> dict:
+    """Local engine, then the Ray engine on a copy sharing the embedding cache."""
+    ingested = ingest_pool(root / "local", scenario, size)
+    local = run_cluster(root / "local", {"engine": "local"})
+    sample = umap_sample if umap_sample is not None else max(1, local["kept"] // 4)
+    (root / "ray").mkdir()
+    shutil.copy(root / "local" / "ingested.parquet", root / "ray")
+    shutil.copytree(root / "local" / "cache", root / "ray" / "cache")
+    ray_report = run_cluster(root / "ray", ray, umap_sample=sample)
+    return {
+        "scenario": scenario, **ingested, "umap_sample": sample,
+        "local": summary(local), "ray": summary(ray_report),
+        "nmi_between_engines": nmi_between(root / "local", root / "ray"),
+        "full_umap_seconds": local["seconds"]["umap_hdbscan"],
+        "sample_umap_seconds": ray_report["seconds"]["umap_hdbscan"],
+    }
+
+
+def projection(report: dict, records: int, to: int, cores_here: int, workers: tuple[int, ...] = (1, 2, 4, 8, 16, 32)) -> dict:
+    """Minutes for ``to`` prompts on N workers of this machine's size, from the measured stages.
+
+    Every stage is extrapolated linearly from ``records`` to ``to`` prompts (optimistic for the
+    neighbour search and HDBSCAN, which grow a little faster) except the UMAP sample fit, whose
+    size is fixed (scaled from the sample used to the default 200K when projecting to another
+    size); parallel stages then divide by N, driver stages do not.
+    """
+    seconds = dict(report["seconds"])
+    parts = {k: seconds[k] for k in ("umap_fit_sample", "umap_transform", "hdbscan") if k in seconds}
+    if parts:  # the sample fit and HDBSCAN run on the driver, the transform on the workers
+        seconds.pop("umap_hdbscan")
+        seconds |= parts
+    sample = report["settings"]["scale"]["umap_sample"]
+    fit = 1.0 if to == records else min(to, DEFAULT_SAMPLE) / sample
+    factor = {k: (fit if k == "umap_fit_sample" else to / records) for k in seconds}
+    stages = {k: v * factor[k] for k, v in seconds.items() if k != "total"}
+    parallel = sum(v for k, v in stages.items() if k in PARALLEL)
+    serial = sum(v for k, v in stages.items() if k not in PARALLEL)
+    return {
+        "prompts": to,
+        "cores_per_worker": cores_here,
+        "scales": sorted(k for k in stages if k in PARALLEL),
+        "driver_only": sorted(k for k in stages if k not in PARALLEL),
+        "embed_prompts_per_second_per_worker": round(report["kept_before_near_dup"] / max(seconds["embed"], 1e-9), 1),
+        "minutes": {n: round((serial + parallel / n) / 60, 1) for n in workers},
+    }
+
+
+def scale_run(root: Path, size: int, umap_sample: int | None, ray: dict, with_local: bool) -> dict:
+    ingested = ingest_pool(root / "ray", "synthetic", size)
+    ray_report = run_cluster(root / "ray", ray, umap_sample=umap_sample)
+    ray_report["seconds"]["ingest"] = ingested["ingest_seconds"]
+    ray_report["kept_before_near_dup"] = next(c["in"] for c in ray_report["filters"] if c["filter"] == "near_duplicate")
+    result = {
+        "scenario": f"scale{size}", **ingested, "umap_sample": ray_report["settings"]["scale"]["umap_sample"],
+        "ray": summary(ray_report), "projection": {
+            f"{to}": projection(ray_report, records=size, to=to, cores_here=psutil.cpu_count() or 1) for to in (size, 1_000_000, 10_000_000)
+        },
+    }
+    if with_local:
+        (root / "local").mkdir()
+        shutil.copy(root / "ray" / "ingested.parquet", root / "local")  # its own, empty embedding cache
+        result["local"] = summary(run_cluster(root / "local", {"engine": "local"}))
+        result["nmi_between_engines"] = nmi_between(root / "local", root / "ray")
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scenario", choices=["catalog", "umap", "scale"], default="catalog")
+    parser.add_argument("--size", type=int, default=200_000, help="synthetic prompts (umap: 200K, scale: 1M in the issue)")
+    parser.add_argument("--umap-sample", type=int, help="Ray engine's UMAP sample (default: a quarter of the kept pool for catalog/umap, 200K for scale)")
+    parser.add_argument("--ray-actors", type=int, default=1)
+    parser.add_argument("--ray-actor-cpus", type=float, default=2.0)
+    parser.add_argument("--ray-batch-size", type=int, default=1024)
+    parser.add_argument("--no-local", action="store_true", help="scale: skip the local engine")
+    parser.add_argument("--out", type=Path, help="append the result (JSON line) here")
+    args = parser.parse_args()
+    ray = {"engine": "ray", "ray_actors": args.ray_actors, "ray_actor_cpus": args.ray_actor_cpus, "ray_batch_size": args.ray_batch_size}
+    with tempfile.TemporaryDirectory(prefix=f"bench-ray-{args.scenario}-") as tmp:
+        if args.scenario == "scale":
+            result = scale_run(Path(tmp), args.size, args.umap_sample, ray, not args.no_local)
+        else:
+            size = args.size if args.scenario == "umap" else 0
+            result = compare(Path(tmp), args.scenario, size, args.umap_sample, ray)
+    emit(result, args.out)
+
+
+if __name__ == "__main__":
+    main()

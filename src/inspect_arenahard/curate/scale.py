@@ -1,0 +1,273 @@
+"""Curating at scale: the ``cluster`` step on Ray Data (local Ray, or the cluster in RAY_ADDRESS).
+
+The Ray engine runs the same stages as the local one, with the same functions, and writes the
+same files; what changes is where each stage runs:
+
+* filters: ``ingested.parquet`` is read lazily as a Ray dataset; the single-prompt filters run
+  block by block on the workers; exact deduplication is global, so only (id, text hash) pairs
+  come to the driver, which keeps the first of each hash;
+* embeddings: a pool of actors, each loading the model once (actor count, rows per batch, CPUs
+  and GPUs per actor are options); every batch is added to the embedding cache as it returns,
+  so an interrupted run resumes where it stopped;
+* near-duplicates: one approximate nearest-neighbour graph (pynndescent, see ``neighbours``);
+* UMAP is fitted on a seeded sample (``umap_sample`` prompts) and the other vectors are
+  transformed by parallel Ray tasks; HDBSCAN clusters the 5-dimensional vectors on the driver.
+
+Ray is imported only here and only when the Ray engine is chosen; the local engine never loads it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from inspect_arenahard.curate.cache import Timer, text_digest
+from inspect_arenahard.curate.embed import Parts, embed_texts, get_embedder
+from inspect_arenahard.curate.filters import (
+    FilterLog,
+    FilterOptions,
+    exact_duplicates,
+    normalise_whitespace,
+    per_prompt_filters,
+    turns_to_prompt,
+)
+from inspect_arenahard.curate.work import Work
+
+if TYPE_CHECKING:
+    from inspect_arenahard.curate.cluster import ClusterOptions
+
+ENGINES = ("local", "ray")
+TRANSFORM_ROWS = 20_000
+"""Vectors per parallel UMAP ``transform`` task."""
+
+
+class Engine(Protocol):
+    """Where the heavy stages of ``cluster`` run; the step itself is the same for every engine."""
+
+    name: str
+    seconds: dict[str, float]
+    """Time of the engine's own sub-stages, added to the step report's ``seconds``."""
+
+    def filter(self, work: Work, filters: FilterOptions, log: FilterLog) -> pd.DataFrame:
+        """Kept rows (with ``prompt``, without ``turns``) in ingest order; removals go to ``log``."""
+        ...
+
+    def embed(self, prompts: list[str], options: ClusterOptions, cache_root: Path) -> np.ndarray:
+        """Vectors of the prompts, read from and added to the embedding cache under ``cache_root``."""
+        ...
+
+    def reduce_and_cluster(
+        self, vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class ScaleOptions:
+    engine: str = field(
+        default="local", metadata={"help": "local (one process) or ray (Ray Data: local Ray, or the cluster in RAY_ADDRESS)"}
+    )
+    umap_sample: int = field(
+        default=200_000,
+        metadata={"help": "ray: fit UMAP on this many seeded prompts and transform the rest in parallel; 0 = fit on all"},
+    )
+    ray_actors: int = field(default=1, metadata={"help": "ray: embedding actors (each loads the model once)"})
+    ray_batch_size: int = field(default=1024, metadata={"help": "ray: prompts per embedding batch sent to an actor"})
+    ray_actor_cpus: float = field(default=1.0, metadata={"help": "ray: CPUs per embedding actor"})
+    ray_actor_gpus: float = field(default=0.0, metadata={"help": "ray: GPUs per embedding actor (0 = CPU actors)"})
+    ray_cpus: int | None = field(
+        default=None, metadata={"help": "ray: CPUs of a local Ray started here, None = all (ignored with RAY_ADDRESS)"}
+    )
+
+    def key_parts(self) -> dict[str, Any]:
+        """What changes the results (part of the step's cache key); placement options do not."""
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        return {} if self.engine == "local" else {"engine": self.engine, "umap_sample": self.umap_sample}
+
+    def engine_for(self) -> Engine:
+        from inspect_arenahard.curate.cluster import LocalEngine
+
+        return RayEngine(self) if self.engine == "ray" else LocalEngine()
+
+
+def connect(num_cpus: int | None = None) -> bool:
+    """Join the Ray cluster in RAY_ADDRESS, or start a local one; True if this call started it."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    address = os.environ.get("RAY_ADDRESS")
+    ray.init(
+        address=address or None,
+        num_cpus=None if address else num_cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        # workers import this package as the driver does (on a cluster: install it on every node)
+        runtime_env={"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", "")}} if not address else None,
+    )
+    context = ray.data.DataContext.get_current()
+    context.execution_options.preserve_order = True  # ingest order decides which duplicate is kept
+    context.enable_progress_bars = sys.stderr.isatty()
+    if not context.enable_progress_bars:  # without bars Ray Data logs progress every few seconds
+        logging.getLogger("ray.data").setLevel(logging.WARNING)
+    return True
+
+
+def _tagged(kept: pd.DataFrame, log: FilterLog) -> pd.DataFrame:
+    """A block's kept rows and removed rows (``_filter`` names the filter) and, on its first row, its counts."""
+    removed = log.excluded().rename(columns={"filter": "_filter", "detail": "_detail"})
+    out = pd.concat([kept.assign(_filter="", _detail=""), removed], ignore_index=True)
+    out["_counts"] = ""
+    if len(out):
+        out.loc[0, "_counts"] = json.dumps(log.counts)
+    return out
+
+
+def _turns_block(batch: pd.DataFrame, first_turn: bool) -> pd.DataFrame:
+    """Block step 1: the prompt of each record, and the hash exact deduplication compares."""
+    log = FilterLog()
+    kept = turns_to_prompt(batch, log, first_turn).drop(columns=["turns"])
+    kept["_key"] = kept["prompt"].map(lambda p: text_digest(normalise_whitespace(p)))
+    return _tagged(kept, log)
+
+
+def _prompt_block(batch: pd.DataFrame, filters: FilterOptions, duplicates: frozenset[str]) -> pd.DataFrame:
+    """Block step 2: drop what step 1 or the global deduplication removed, then the per-prompt filters."""
+    batch = batch[(batch["_filter"] == "") & ~batch["id"].isin(duplicates)]
+    batch = batch.drop(columns=["_filter", "_detail", "_counts", "_key"]).reset_index(drop=True)
+    log = FilterLog()
+    return _tagged(per_prompt_filters(batch, filters, log), log)
+
+
+def _collect(tagged: pd.DataFrame, log: FilterLog) -> pd.DataFrame:
+    """Add the blocks' summed counts and their removed rows (filter by filter) to ``log``; the kept rows."""
+    tagged = pa.Table.from_pandas(tagged, preserve_index=False).replace_schema_metadata().to_pandas()  # the types read from Parquet
+    blocks = FilterLog()
+    for counts in tagged["_counts"]:
+        if counts:
+            blocks.add_counts(json.loads(counts))
+    removed = tagged.loc[tagged["_filter"] != "", ["id", "_filter", "_detail"]].set_axis(["id", "filter", "detail"], axis=1)
+    log.counts.extend(blocks.counts)
+    log.removed.extend(removed[removed["filter"] == entry["filter"]] for entry in blocks.counts)
+    return tagged[tagged["_filter"] == ""].drop(columns=["_filter", "_detail", "_counts"]).reset_index(drop=True)
+
+
+class _EmbedActor:
+    """One embedding model per Ray actor, loaded once and reused for every batch."""
+
+    def __init__(self, spec: str, max_seq_length: int | None, threads: float, gpus: float) -> None:
+        import torch
+
+        self.embedder = get_embedder(spec, max_seq_length=max_seq_length)
+        torch.set_num_threads(max(1, int(threads)))  # the actor's CPUs, not the whole machine's
+        if gpus and hasattr(self.embedder, "model"):
+            self.embedder.model.to("cuda")
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return {"key": batch["key"], "vector": self.embedder.embed([str(t) for t in batch["prompt"]])}
+
+
+def _transform(reducer: Any, vectors: np.ndarray) -> np.ndarray:
+    from inspect_arenahard.curate.cluster import quiet_umap
+
+    with quiet_umap():
+        return np.asarray(reducer.transform(vectors), dtype=np.float32)
+
+
+class RayEngine:
+    """The ``cluster`` stages on Ray Data; see the module docstring for what runs where."""
+
+    name = "ray"
+
+    def __init__(self, options: ScaleOptions) -> None:
+        self.options = options
+        self.started = connect(options.ray_cpus)
+        self.seconds: dict[str, float] = {}
+
+    def filter(self, work: Work, filters: FilterOptions, log: FilterLog) -> pd.DataFrame:
+        import ray
+
+        records = ray.data.read_parquet(str(work.ingested))
+        step1 = records.map_batches(_turns_block, batch_format="pandas", fn_kwargs={"first_turn": filters.first_turn}).materialize()
+        hashes = step1.select_columns(["id", "_filter", "_detail", "_counts", "_key"]).to_pandas()
+        prompts = _collect(hashes, log)
+        before = set(prompts["id"])
+        unique = exact_duplicates(prompts, log, key=prompts["_key"])
+        duplicates = frozenset(before - set(unique["id"]))
+        step2 = step1.map_batches(
+            _prompt_block, batch_format="pandas", fn_kwargs={"filters": filters, "duplicates": duplicates}
+        )
+        return _collect(step2.to_pandas(), log)
+
+    def embed(self, prompts: list[str], options: ClusterOptions, cache_root: Path) -> np.ndarray:
+        embedder = get_embedder(options.embedder, max_seq_length=options.embed_max_tokens)  # here it only names the cache
+        return embed_texts(prompts, embedder, cache_root, compute=lambda pending: self._embed_parts(pending, options))
+
+    def _embed_parts(self, pending: list[tuple[str, str]], options: ClusterOptions) -> Parts:
+        import ray
+
+        if not pending:
+            return
+        o = self.options
+        table = pd.DataFrame(pending, columns=["key", "prompt"])
+        blocks = [table.iloc[i : i + o.ray_batch_size] for i in range(0, len(table), o.ray_batch_size)]
+        vectors = ray.data.from_pandas(blocks).map_batches(
+            _EmbedActor,
+            fn_constructor_kwargs={
+                "spec": options.embedder, "max_seq_length": options.embed_max_tokens,
+                "threads": o.ray_actor_cpus, "gpus": o.ray_actor_gpus,
+            },
+            batch_size=o.ray_batch_size,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=o.ray_actors),
+            num_cpus=o.ray_actor_cpus,
+            num_gpus=o.ray_actor_gpus,
+        )
+        for batch in vectors.iter_batches(batch_size=None, batch_format="numpy"):
+            yield [str(k) for k in batch["key"]], np.asarray(batch["vector"], dtype=np.float32)
+
+    def reduce_and_cluster(
+        self, vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """UMAP fitted on a seeded sample and applied to the rest in parallel; HDBSCAN on the result."""
+        import ray
+
+        from inspect_arenahard.curate.cluster import hdbscan_labels, quiet_umap, reduce_and_cluster, umap_reducer
+
+        n, sample = len(vectors), self.options.umap_sample
+        if not sample or n <= sample:
+            return reduce_and_cluster(vectors, knn, options)  # the local engine's fit, exactly
+        timer = Timer()
+        fitted = np.sort(np.random.default_rng(options.seed).choice(n, size=sample, replace=False))
+        with quiet_umap():
+            reducer = umap_reducer(options).fit(vectors[fitted])
+        self.seconds["umap_fit_sample"] = timer.lap()
+        reduced = np.empty((n, options.n_components), dtype=np.float32)
+        reduced[fitted] = reducer.embedding_
+        rest = np.setdiff1d(np.arange(n), fitted)
+        transform = ray.remote(_transform)
+        shared = ray.put(reducer)
+        chunks = [rest[i : i + TRANSFORM_ROWS] for i in range(0, len(rest), TRANSFORM_ROWS)]
+        for rows, out in zip(chunks, ray.get([transform.remote(shared, vectors[rows]) for rows in chunks])):
+            reduced[rows] = out
+        self.seconds["umap_transform"] = timer.lap()
+        labels = hdbscan_labels(reduced, options)
+        self.seconds["hdbscan"] = timer.lap()
+        return labels, reduced
+
+    def close(self) -> None:
+        import ray
+
+        if self.started:
+            ray.shutdown()
