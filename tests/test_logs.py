@@ -65,3 +65,18 @@ def test_reruns_are_deduplicated_partial_runs_reported_other_tasks_ignored(tmp_p
     assert notes.count("superseded:") == 1 and notes.count("ignored") == 1
     assert sorted(g["model"] for g in result.games) == ["mockllm/candidate"] * 4 + ["mockllm/other"] * 2
     assert all(g["label"] == "A>B" if g["model_position"] == "A" else g["label"] == "B>A" for g in result.games)
+
+
+def test_reruns_in_the_same_second_keep_the_one_finished_last() -> None:
+    """Headers give times to the second: completion time, then the file's mtime, break the tie
+    (otherwise the kept run would depend on the random part of the file names)."""
+    from inspect_arenahard.logs import Header, _prefer
+
+    def header(completed: str, modified: float) -> Header:
+        return Header("arenahard", "m", "2026-01-01T00:00:00+00:00", "success", {}, {}, ("pairwise_judge",), True,
+                      completed=completed, modified=modified)  # fmt: skip
+
+    first, later = ("a.eval", header("2026-01-01T00:00:01+00:00", 5.0)), ("b.eval", header("2026-01-01T00:00:02+00:00", 1.0))
+    assert _prefer(first, later) == (later, first) and _prefer(later, first) == (later, first)
+    first, later = ("a.eval", header("2026-01-01T00:00:01+00:00", 1.0)), ("b.eval", header("2026-01-01T00:00:01+00:00", 2.0))
+    assert _prefer(later, first) == (later, first) and _prefer(first, later) == (later, first)

@@ -26,7 +26,7 @@ DAMAGED = (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.err
 """What reading a truncated, corrupt or foreign file raises; such a log is skipped and named."""
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.storage import list_logs, open_archive
+from inspect_arenahard.storage import list_logs, local_mtime, open_archive
 
 try:  # ~3× faster JSON when present (it often is, as a dependency of other tools); optional
     from orjson import loads as _loads
@@ -98,6 +98,11 @@ class Header:
     scorers: tuple[str, ...]
     complete: bool
     """Finished successfully with every sample completed (no errored samples)."""
+    completed: str = ""
+    """``stats.completed_at``: with ``created`` (both to the second) it orders re-runs."""
+    modified: float = 0.0
+    """The file's modification time where the store gives one (local files): the last tie-break
+    between re-runs created and completed in the same second."""
     version: str | None = None
     """Arena-Hard version the run scored (task metadata ``arenahard_version``); it picks the
     official scoring rules."""
@@ -136,6 +141,8 @@ def read_header(path: str) -> Header:
         roles=roles,
         scorers=tuple(str(s.get("scorer") or s.get("name")) for s in scores),
         complete=status == "success" and results.get("completed_samples") == results.get("total_samples"),
+        completed=str((raw.get("stats") or {}).get("completed_at") or ""),
+        modified=local_mtime(path),
         version=(spec.get("metadata") or {}).get("arenahard_version") or (spec.get("task_args") or {}).get("version"),
     )
 
@@ -173,8 +180,8 @@ def select_runs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Header]], 
 def _prefer(a: tuple[str, Header], b: tuple[str, Header]) -> tuple[tuple[str, Header], tuple[str, Header]]:
     """(kept, dropped): complete runs beat incomplete ones, then the newer one wins."""
 
-    def rank(item: tuple[str, Header]) -> tuple[bool, str]:
-        return item[1].complete, item[1].created
+    def rank(item: tuple[str, Header]) -> tuple[bool, str, str, float]:
+        return item[1].complete, item[1].created, item[1].completed, item[1].modified
 
     return (a, b) if rank(a) >= rank(b) else (b, a)
 

@@ -7,6 +7,7 @@ three functions so that ``s3://bucket/prefix`` reads exactly like a local folder
 
 from __future__ import annotations
 
+import os
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,3 +61,13 @@ def open_archive(path: str) -> Iterator[zipfile.ZipFile]:
     fs, root = _filesystem(path)
     with fs.open(root, "rb") as handle, zipfile.ZipFile(handle) as archive:
         yield archive
+
+
+def local_mtime(path: str) -> float:
+    """Modification time of a local file (0 for remote stores, where listing order decides)."""
+    if is_remote(path):
+        return 0.0
+    try:
+        return os.path.getmtime(path.removeprefix("file://"))
+    except OSError:
+        return 0.0
