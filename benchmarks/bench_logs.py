@@ -23,7 +23,7 @@ from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.data import load_answers, load_questions
 from inspect_arenahard.importer import _eval_log, _sample
-from inspect_arenahard.judges import Game
+from inspect_arenahard.judging import Game
 from inspect_arenahard.logs import read_games
 from inspect_arenahard.verdicts import LABELS
 

@@ -12,8 +12,8 @@ from inspect_ai.log import EvalLog
 
 from arena_scripted import Arena, requested_actions, secret, texts
 from inspect_arenahard.arena.battle import autoarena_battle, model_position
-from inspect_arenahard.arena.examiner import autoarena_questions, questions_from_log
-from inspect_arenahard.arena.questions import load_questions
+from inspect_arenahard.arena.examiner import autoarena_questions
+from inspect_arenahard.arena.questions import load_questions, questions_from_log
 from inspect_arenahard.cli import main as cli
 from inspect_arenahard.logs import read_games
 from inspect_arenahard.stats.battles import from_games

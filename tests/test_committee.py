@@ -22,6 +22,7 @@ from inspect_arenahard.committee import (
     parse_battle,
 )
 from inspect_arenahard.data import load_questions
+from inspect_arenahard.judging import JudgeSettings
 from inspect_arenahard.logs import read_games
 from inspect_arenahard.task import arenahard
 from scripted import CallCounter, judged, scripted_model
@@ -85,7 +86,7 @@ def battle_judge(name: str, first: str, later: str, counter: CallCounter):  # ty
 def run_battle(verdicts: list[tuple[str, str]], rounds: int = 1):  # type: ignore[no-untyped-def]
     counter = CallCounter()
     judges = [battle_judge(f"j{k}", first, later, counter) for k, (first, later) in enumerate(verdicts)]
-    result = asyncio.run(committee_verdicts(judges, "<transcript>", "battle", rounds=rounds, cache=False))
+    result = asyncio.run(committee_verdicts(judges, "<transcript>", "battle", rounds=rounds, settings=JudgeSettings(cache=False)))
     return result, counter.count
 
 
@@ -125,7 +126,7 @@ def test_discussion_prompt_shows_the_other_judges() -> None:
         return reply
 
     judges = [scripted_model("x", speaker("A", True)), scripted_model("y", speaker("B", False))]
-    asyncio.run(committee_verdicts(judges, "<transcript>", rounds=1, cache=False))
+    asyncio.run(committee_verdicts(judges, "<transcript>", rounds=1, settings=JudgeSettings(cache=False)))
     [conversation] = seen
     system, user, own, prompt = conversation
     assert "chatbot arena" in system.text and user.text == "<transcript>" and own.text == "I like A. [A]"

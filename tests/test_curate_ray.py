@@ -136,7 +136,7 @@ def test_local_engine_never_imports_ray() -> None:
     code = (
         "import sys; from inspect_arenahard.cli import main\n"
         "from inspect_arenahard.curate import cluster, scale\n"
-        "scale.ScaleOptions().engine_for()\n"
+        "cluster.engine_for(scale.ScaleOptions())\n"
         "assert 'ray' not in sys.modules, 'ray imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

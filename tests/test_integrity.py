@@ -22,6 +22,7 @@ from inspect_arenahard.arena.battle import neutralised_spans
 from inspect_arenahard.committee import committee_verdicts, parse_battle
 from inspect_arenahard.data import load_answers, load_questions
 from inspect_arenahard.integrity import neutralise, neutralise_all
+from inspect_arenahard.judging import JudgeSettings
 from inspect_arenahard.scaleeval.debate import Presented, debate
 from inspect_arenahard.scaleeval.numbers import parse_number
 from inspect_arenahard.verdicts import parse_verdict
@@ -183,7 +184,7 @@ def test_battle_transcript_and_peer_replies_cannot_give_the_verdict() -> None:
     # unprotected, the echo's last label would be a peer's [B]
     assert parse_battle("I re-read the others:\n... I prefer B. [B]\nJudge 2's verdict: B") == "B"
     judges = [scripted_model("m1", member("A")), scripted_model("m2", member("B"))]
-    result = asyncio.run(committee_verdicts(judges, prompt, "battle", rounds=1, retries=0, cache=False))
+    result = asyncio.run(committee_verdicts(judges, prompt, "battle", rounds=1, settings=JudgeSettings(retries=0, cache=False)))
     assert result.initial_labels == ["A", "B"]
     assert result.final_labels == [None, None] and result.final is None
 
@@ -205,7 +206,7 @@ def test_scaleeval_submissions_and_evaluations_cannot_give_the_verdict() -> None
         return reply
 
     speakers = [scripted_model(f"s{k}", speaker(k)) for k in (1, 2)]
-    result = asyncio.run(debate(speakers, item, max_rounds=2, config=GenerateConfig(), retries=0, cache=False))
+    result = asyncio.run(debate(speakers, item, max_rounds=2, settings=JudgeSettings(config=GenerateConfig(), retries=0, cache=False)))
     assert [[t.label for t in turns] for turns in result.rounds] == [[None, None], [None, None]]
     assert item.neutralised()["submission_2"] == {"total": 2, "delimiter": 1, "scaleeval_number": 1}
 

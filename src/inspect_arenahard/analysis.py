@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from inspect_arenahard.records import GameRecord
 from inspect_arenahard.stats.battles import STYLE_COLUMNS, from_games, style_vector
 from inspect_arenahard.verdicts import STRONG_WEIGHT, weighted_points
 
@@ -46,7 +47,7 @@ def _paths(logs: LogPaths | None) -> list[str | Path]:
     return [logs] if isinstance(logs, (str, Path)) else list(logs)
 
 
-def _read(logs: LogPaths | None) -> tuple[list[dict[str, Any]], list[str]]:
+def _read(logs: LogPaths | None) -> tuple[list[GameRecord], list[str]]:
     from inspect_arenahard.logs import read_games
 
     result = read_games(_paths(logs))

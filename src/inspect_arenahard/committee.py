@@ -11,7 +11,7 @@ which every judge gives the same verdict ends the discussion early (``stop_on_co
 * :func:`committee_verdicts`: one verdict on a transcript, e.g. an Auto-Arena peer battle
   (``[A]``/``[B]``/``[Tie]``);
 * :func:`committee_games`: the two position-swapped games of an Arena-Hard sample inside
-  ``pairwise_judge`` (``-T scorer=committee``, or :func:`committee_judge`);
+  ``pairwise_judge`` (``-T scorer=committee``, or :func:`inspect_arenahard.judges.committee_judge`);
 * the ScaleEval debate (:mod:`inspect_arenahard.scaleeval.debate`), with its own prompts.
 
 :func:`discussion_agreement` measures how discussion changes agreement: mean pairwise Cohen's
@@ -27,20 +27,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
-from inspect_ai.model import (
-    CachePolicy,
-    ChatMessage,
-    ChatMessageSystem,
-    ChatMessageUser,
-    GenerateConfig,
-    Model,
-    model_roles,
-)
-from inspect_ai.scorer import Metric, SampleScore, Scorer, metric
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model
+from inspect_ai.scorer import Metric, SampleScore, metric
 from inspect_ai.util import collect
 
 from inspect_arenahard.integrity import neutralise
-from inspect_arenahard.judges import Game, Matchup, ask_verdict, pairwise_judge
+from inspect_arenahard.judging import Game, JudgeSettings, Matchup, ask_verdict, label_list, role_models
 from inspect_arenahard.stats.agreement import judge_agreement
 from inspect_arenahard.templates import config, template
 from inspect_arenahard.verdicts import LABELS, parse_verdict
@@ -106,7 +98,7 @@ def named_labels(name: str, single_brackets: bool = False) -> LabelSet:
             parse=lambda text: parse_verdict(text, single_brackets),
             side={label: label if label == "A=B" else label[0] for label in LABELS},
             mild={"A": "A>B", "B": "B>A"},
-            retry_labels=", ".join(f"[[{label}]]" for label in LABELS),
+            retry_labels=label_list(),
             verdict_format=settings["arenahard"]["verdict_format"],
             system=settings["arenahard"]["system"],
         )
@@ -234,14 +226,12 @@ async def deliberate(
     labels: LabelSet,
     rounds: int,
     stop_on_consensus: bool,
-    config: GenerateConfig,
-    retries: int,
-    cache: bool | CachePolicy,
+    settings: JudgeSettings,
 ) -> CommitteeResult:
     """Round 0 from ``opening``, then up to ``rounds`` discussion rounds from ``follow_up``.
 
     The judges of a round answer concurrently. A judge that gives no label is asked again
-    (``retries`` follow-up turns, as in the pairwise judge) and otherwise counts as no verdict.
+    (``settings.retries`` follow-up turns, as in the pairwise judge) and otherwise counts as no verdict.
     """
     if len(judges) < 2:
         raise ValueError(f"a committee needs at least 2 judges, got {len(judges)}")
@@ -251,7 +241,7 @@ async def deliberate(
     history: list[list[Turn]] = []
 
     async def turn(seat: int, r: int, messages: list[ChatMessage]) -> Turn:
-        reply = await ask_verdict(judges[seat], messages, labels.parse, labels.retry_labels, config, retries, cache)
+        reply = await ask_verdict(judges[seat], messages, labels.parse, labels.retry_labels, settings)
         return Turn(names[seat], r, reply.label, reply.attempts, reply.text, reply.messages)
 
     for r in range(rounds + 1):
@@ -290,9 +280,7 @@ async def committee_verdicts(
     *,
     system: str | None = None,
     stop_on_consensus: bool = True,
-    config: GenerateConfig | None = None,
-    retries: int = 1,
-    cache: bool | CachePolicy = True,
+    settings: JudgeSettings | None = None,
 ) -> CommitteeResult:
     """A committee's verdict on one transcript (e.g. a peer battle between assistants A and B).
 
@@ -305,9 +293,8 @@ async def committee_verdicts(
         system: System prompt text; default the label set's template (for battles, Auto-Arena's
             committee judge prompt).
         stop_on_consensus: End the discussion as soon as all judges agree.
-        config: Judge generation config (default temperature 0).
-        retries: Follow-up turns asking a judge for a missing label.
-        cache: Inspect model cache for judge replies.
+        settings: Judge generation config, follow-up turns for a missing label and cache
+            (default: temperature 0, one follow-up, cached).
     """
     labels = label_set if isinstance(label_set, LabelSet) else named_labels(label_set)
     if system is None and labels.system is None:
@@ -318,37 +305,15 @@ async def committee_verdicts(
         return [ChatMessageSystem(content=system_text), ChatMessageUser(content=transcript_prompt)]
 
     return await deliberate(
-        judges,
-        opening,
-        discussion(labels),
-        labels,
-        rounds,
-        stop_on_consensus,
-        config or GenerateConfig(temperature=0.0),
-        retries,
-        cache,
+        judges, opening, discussion(labels), labels, rounds, stop_on_consensus, settings or JudgeSettings()
     )
-
-
-def role_models(role: str, what: str = "judges") -> list[Model]:
-    """The models bound to ``role`` (a committee or debate: at least two)."""
-    bound = model_roles().get(role)
-    models = [] if bound is None else list(bound) if isinstance(bound, list) else [bound]
-    if len(models) < 2:
-        raise ValueError(
-            f"the {role} role needs at least 2 {what}, got {len(models)}: bind them with "
-            f"--model-role {role}=<model>,<model>[,<model>...]"
-        )
-    return models
 
 
 async def committee_games(
     matchup: Matchup,
     rounds: int,
-    config: GenerateConfig,
-    retries: int,
+    settings: JudgeSettings,
     single_brackets: bool,
-    cache: bool | CachePolicy,
 ) -> tuple[list[Game], dict[str, Any]]:
     """Both position-swapped games of an Arena-Hard sample, each decided by the committee.
 
@@ -356,13 +321,19 @@ async def committee_games(
     label; ``attempts`` counts the committee's generations) and the ``committee`` metadata key:
     every judge's verdict per round per game and the unanimity flags.
     """
-    judges = role_models(COMMITTEE)
+    judges = role_models(COMMITTEE, at_least=2)
     labels = named_labels("arenahard", single_brackets)
     games = (1, 2)
 
     def run(game: int) -> Awaitable[CommitteeResult]:
         return deliberate(
-            judges, lambda seat: matchup.messages(game)[1], discussion(labels), labels, rounds, True, config, retries, cache
+            judges,
+            lambda seat: matchup.messages(game)[1],
+            discussion(labels),
+            labels,
+            rounds,
+            stop_on_consensus=True,
+            settings=settings,
         )
 
     results: list[CommitteeResult] = await collect(*(run(game) for game in games))
@@ -390,16 +361,6 @@ async def committee_games(
         }
     }
     return records, metadata
-
-
-def committee_judge(rounds: int = 1, **kwargs: Any) -> Scorer:
-    """``pairwise_judge`` with each game decided by the ``committee`` role's discussion.
-
-    It is the pairwise judge (same score name and contract, so ``arenahard leaderboard`` and
-    :func:`inspect_arenahard.logs.read_games` read committee runs unchanged); ``kwargs`` are
-    ``pairwise_judge``'s arguments. Pair it with the :func:`committee_agreement` metric.
-    """
-    return pairwise_judge(committee_rounds=rounds, **kwargs)
 
 
 def discussion_agreement(items: Iterable[Mapping[str, Any]]) -> dict[str, float]:

@@ -46,7 +46,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score
 
 from inspect_arenahard.data import Question, StoredAnswer, load_answers, load_questions, read_jsonl
-from inspect_arenahard.judges import Game, explain, score_games
+from inspect_arenahard.judging import Game, explain, score_games
 from inspect_arenahard.style import style_features
 from inspect_arenahard.task import baseline_for
 from inspect_arenahard.templates import config
@@ -209,7 +209,7 @@ def _sample(
         "baseline": baseline,
         "category": category,
         "strong_weight": source.strong_weight,
-        "games": [{k: getattr(g, k) for k in ("judge", "game", "model_position", "label", "parsed", "attempts")} for g in games],
+        "games": [g.record() for g in games],
         "style": style,
     }
     value = score_games(games, source.strong_weight)

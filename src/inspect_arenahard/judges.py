@@ -24,173 +24,30 @@ With ``committee_rounds`` set, each game is decided by a committee discussion in
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any
 
-from inspect_ai.model import (
-    CachePolicy,
-    ChatMessage,
-    ChatMessageSystem,
-    ChatMessageUser,
-    GenerateConfig,
-    Model,
-    get_model,
-    model_roles,
-)
+from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
+from inspect_arenahard.committee import committee_games
 from inspect_arenahard.integrity import neutralise_all
+from inspect_arenahard.judging import Game, JudgeSettings, Matchup, explain, play_game, role_models, score_games
 from inspect_arenahard.solve import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
 from inspect_arenahard.style import style_features
 from inspect_arenahard.templates import template
-from inspect_arenahard.verdicts import LABELS, STRONG_WEIGHT, Position, parse_verdict, weighted_points
-
-
-@dataclass
-class Game:
-    """One judge's verdict on one ordering of the two answers."""
-
-    judge: str
-    game: int
-    model_position: Position
-    label: str | None
-    parsed: bool
-    attempts: int
-    reasoning: str
+from inspect_arenahard.verdicts import STRONG_WEIGHT
 
 
 def judge_models(default: str | None) -> list[Model]:
     """Models bound to the ``judge`` role (several = an ensemble), else the version's default."""
-    bound = model_roles().get("judge")
-    if bound is None:
-        if default is None:
-            raise ValueError("no judge: bind one with --model-role judge=<model>")
-        return [get_model(default)]
-    return list(bound) if isinstance(bound, list) else [bound]
-
-
-def judge_prompt(question: str, answer_a: str, answer_b: str, reference: str | None) -> str:
-    """The judge's user turn: the prompt, an optional reference, and both answers delimited."""
-    if reference is not None:
-        return template("judge_user_reference").format(
-            question=question, reference=reference, answer_a=answer_a, answer_b=answer_b
-        )
-    return template("judge_user").format(question=question, answer_a=answer_a, answer_b=answer_b)
-
-
-@dataclass(frozen=True)
-class Matchup:
-    """What every game of one sample shows its judges: system prompt, question and answers."""
-
-    system: str
-    question: str
-    model_answer: str
-    baseline_answer: str
-    reference: str | None
-
-    def messages(self, game: int) -> tuple[Position, list[ChatMessage]]:
-        """(model position, judge conversation): game 1 shows the baseline as A, game 2 as B."""
-        model_position: Position = "B" if game == 1 else "A"
-        a, b = (self.baseline_answer, self.model_answer) if game == 1 else (self.model_answer, self.baseline_answer)
-        return model_position, [
-            ChatMessageSystem(content=self.system),
-            ChatMessageUser(content=judge_prompt(self.question, a, b, self.reference)),
-        ]
-
-
-@dataclass
-class Reply:
-    """A judge's answer to one request: the label, every reply text and the whole conversation."""
-
-    label: str | None
-    attempts: int
-    replies: list[str]
-    messages: list[ChatMessage]
-
-    @property
-    def text(self) -> str:
-        return "\n\n[follow-up]\n".join(self.replies)
-
-
-async def ask_verdict(
-    judge: Model,
-    messages: list[ChatMessage],
-    parse: Callable[[str], str | None],
-    labels: str,
-    config: GenerateConfig,
-    retries: int,
-    cache: bool | CachePolicy,
-) -> Reply:
-    """Ask ``judge`` until ``parse`` finds a label, with up to ``retries`` follow-up turns.
-
-    Shared by every judging protocol (pairwise games, committees, debates) so that a missing
-    label is handled the same way everywhere. ``labels`` lists the accepted labels for the
-    follow-up turn.
-    """
-    messages = list(messages)
-    output = await judge.generate(messages, config=config, cache=cache)
-    replies = [output.completion]
-    label = parse(output.completion)
-    while label is None and len(replies) <= retries:
-        # follow-ups are never cached: a re-run must ask again rather than replay a failure
-        messages += [output.message, ChatMessageUser(content=template("judge_retry").format(labels=labels))]
-        output = await judge.generate(messages, config=config, cache=False)
-        replies.append(output.completion)
-        label = parse(output.completion)
-    return Reply(label=label, attempts=len(replies), replies=replies, messages=[*messages, output.message])
-
-
-async def play_game(
-    judge: Model,
-    game: int,
-    matchup: Matchup,
-    config: GenerateConfig,
-    retries: int,
-    single_brackets: bool,
-    cache: bool | CachePolicy,
-) -> Game:
-    """Ask ``judge`` for one verdict; game 1 shows the baseline as A, game 2 as B."""
-    model_position, messages = matchup.messages(game)
-    reply = await ask_verdict(
-        judge, messages, lambda text: parse_verdict(text, single_brackets), label_list(), config, retries, cache
-    )
-    return Game(
-        judge=str(judge),
-        game=game,
-        model_position=model_position,
-        label=reply.label,
-        parsed=reply.label is not None,
-        attempts=reply.attempts,
-        reasoning=reply.text,
-    )
-
-
-def label_list() -> str:
-    """The five labels as the judge must write them, for follow-up turns."""
-    return ", ".join(f"[[{label}]]" for label in LABELS)
-
-
-def score_games(games: list[Game], strong_weight: float) -> float | None:
-    """Weighted win-rate of the model over parsed games; None when no game parsed."""
-    points = weight = 0.0
-    for game in games:
-        if game.label is not None:
-            p, w = weighted_points(game.label, game.model_position, strong_weight)
-            points += p
-            weight += w
-    return points / weight if weight else None
-
-
-def explain(games: list[Game]) -> str:
-    parts = []
-    for g in games:
-        verdict = f"[[{g.label}]]" if g.label else "unparsed"
-        parts.append(
-            f"### {g.judge} · game {g.game} (model is Assistant {g.model_position}) → {verdict}\n\n{g.reasoning}"
-        )
-    return "\n\n".join(parts)
+    bound = role_models("judge")
+    if bound:
+        return bound
+    if default is None:
+        raise ValueError("no judge: bind one with --model-role judge=<model>")
+    return [get_model(default)]
 
 
 @scorer(metrics=[mean(), stderr()])
@@ -224,7 +81,9 @@ def pairwise_judge(
             game with this many discussion rounds (:mod:`inspect_arenahard.committee`) and
             the committee's majority label is the game's verdict (judge ``committee``).
     """
-    config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
+    settings = JudgeSettings(
+        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens), retries=retries, cache=cache
+    )
     by_category = template_by_category or {}
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -250,21 +109,19 @@ def pairwise_judge(
         if committee_rounds is None:
             games: list[Game] = await collect(
                 *(
-                    play_game(judge, game, matchup, config, retries, single_brackets, cache)
+                    play_game(judge, game, matchup, settings, single_brackets)
                     for judge in judge_models(default_judge)
                     for game in (1, 2)
                 )
             )
         else:
-            from inspect_arenahard.committee import committee_games  # the committee builds on this module
-
-            games, committee = await committee_games(matchup, committee_rounds, config, retries, single_brackets, cache)
+            games, committee = await committee_games(matchup, committee_rounds, settings, single_brackets)
         metadata: dict[str, Any] = {
             "model": str(state.model),
             "baseline": state.metadata.get(BASELINE_MODEL),
             "category": category,
             "strong_weight": strong_weight,
-            "games": [{k: v for k, v in asdict(g).items() if k != "reasoning"} for g in games],
+            "games": [g.record() for g in games],
             "style": {
                 "model": style_features(model_answer, token_encoding),
                 "baseline": style_features(baseline_answer, token_encoding),
@@ -281,3 +138,14 @@ def pairwise_judge(
         return Score(value=value, answer=labels, explanation=explain(games), metadata=metadata)
 
     return score
+
+
+def committee_judge(rounds: int = 1, **kwargs: Any) -> Scorer:
+    """``pairwise_judge`` with each game decided by the ``committee`` role's discussion.
+
+    It is the pairwise judge (same score name and contract, so ``arenahard leaderboard`` and
+    :func:`inspect_arenahard.logs.read_games` read committee runs unchanged); ``kwargs`` are
+    ``pairwise_judge``'s arguments. Pair it with the
+    :func:`inspect_arenahard.committee.committee_agreement` metric.
+    """
+    return pairwise_judge(committee_rounds=rounds, **kwargs)

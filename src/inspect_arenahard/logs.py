@@ -26,6 +26,7 @@ DAMAGED = (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.err
 """What reading a truncated, corrupt or foreign file raises; such a log is skipped and named."""
 
 from inspect_arenahard.errors import UserError
+from inspect_arenahard.records import SCORED_GAME_FIELDS, GameRecord, check_game
 from inspect_arenahard.storage import list_logs, local_mtime, open_archive
 
 try:  # ~3× faster JSON when present (it often is, as a dependency of other tools); optional
@@ -55,9 +56,9 @@ class Run:
 
 @dataclass
 class LogGames:
-    """Game records (see :mod:`inspect_arenahard.judges` for the contract) plus what was skipped."""
+    """Game records (:class:`inspect_arenahard.records.GameRecord`) plus what was skipped."""
 
-    games: list[dict[str, Any]] = field(default_factory=list)
+    games: list[GameRecord] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
     superseded: list[tuple[Run, Run]] = field(default_factory=list)
     """(older run, the run kept instead)."""
@@ -260,8 +261,9 @@ def find_score(scores: dict[str, Any] | None, *names: str) -> Any:
     return None
 
 
-def _games(sample_id: Any, epoch: int, header: Header, metadata: dict[str, Any], log: str) -> Iterable[dict[str, Any]]:
-    for game in metadata.get("games", []):
+def _games(sample_id: Any, epoch: int, header: Header, metadata: dict[str, Any], log: str) -> Iterable[GameRecord]:
+    for k, game in enumerate(metadata.get("games", [])):
+        check_game(game, f"{log}: sample {sample_id} (epoch {epoch}): score metadata games[{k}]", SCORED_GAME_FIELDS)
         yield {
             "log": log,
             "question_id": str(sample_id),

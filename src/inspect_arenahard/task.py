@@ -17,10 +17,11 @@ from inspect_ai.model._model import active_model  # no public API tells whether 
 from inspect_ai.scorer import Metric, grouped, mean, stderr
 from rich.text import Text
 
-from inspect_arenahard.committee import COMMITTEE, committee_agreement, role_models
+from inspect_arenahard.committee import COMMITTEE, committee_agreement
 from inspect_arenahard.data import Question, StoredAnswer, answer_file, hub_data_dir, load_answers, load_questions, user_path
 from inspect_arenahard.errors import UserError, check_bool, check_choice, check_number, did_you_mean, task_errors
 from inspect_arenahard.judges import pairwise_judge
+from inspect_arenahard.judging import role_models
 from inspect_arenahard.solve import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER, answer_with_baseline, role_bound
 from inspect_arenahard.templates import config
 
@@ -287,7 +288,7 @@ def _check_judges(scorer: str, default_judge: str, source: str) -> None:
     if active_model() is None:  # built outside an eval (e.g. to inspect the dataset): nothing to call
         return
     if scorer == "committee":
-        role_models(COMMITTEE)
+        role_models(COMMITTEE, at_least=2)
         return
     if role_bound("judge"):
         return

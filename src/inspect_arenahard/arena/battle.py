@@ -45,9 +45,10 @@ from inspect_ai.util import collect
 from inspect_arenahard.arena.domains import Domain, action_group, domain, parse_domains, token_encoding, token_limit, word_limit
 from inspect_arenahard.arena.protocol import PROTOCOL, Speaker, Step, TurnText, apply_rules, generation_order, unseen
 from inspect_arenahard.arena.questions import load_questions, select_questions
-from inspect_arenahard.committee import COMMITTEE, committee_agreement, committee_verdicts, role_models
+from inspect_arenahard.committee import COMMITTEE, committee_agreement, committee_verdicts
 from inspect_arenahard.errors import task_errors
 from inspect_arenahard.integrity import neutralise
+from inspect_arenahard.judging import Game, JudgeSettings, role_models
 from inspect_arenahard.solve import REFERENCE_ANSWER, role_bound
 from inspect_arenahard.templates import template
 from inspect_arenahard.verdicts import Position, outcome_for
@@ -211,23 +212,33 @@ def autoarena_committee(
         retries: Follow-up turns asking a judge for a missing ``[A]``/``[B]``/``[Tie]``.
         cache: Inspect model cache for the judges' first replies.
     """
-    config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
+    settings = JudgeSettings(
+        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens), retries=retries, cache=cache
+    )
 
     async def score(state: TaskState, target: Target) -> Score:
         battle = state.metadata[BATTLE]
         prompt = judge_prompt(state.input_text, battle["turns"], state.metadata.get(REFERENCE_ANSWER))
         result = await committee_verdicts(
-            role_models(COMMITTEE), prompt, "battle", rounds, config=config, retries=retries, cache=cache
+            role_models(COMMITTEE, at_least=2), prompt, "battle", rounds, settings=settings
         )
         position: Position = battle["model_position"]
         label = VERDICT_LABELS.get(result.final or "")
-        game = {"judge": COMMITTEE, "game": 1, "model_position": position, "label": label, "parsed": label is not None, "attempts": result.calls}
+        game = Game(
+            judge=COMMITTEE,
+            game=1,
+            model_position=position,
+            label=label,
+            parsed=label is not None,
+            attempts=result.calls,
+            reasoning=result.transcript(),
+        )
         turns = battle["turns"]
         metadata = {
             "model": battle["model"],
             "baseline": battle["opponent"],
             "category": state.metadata["domain"],
-            "games": [game],
+            "games": [game.record()],
             COMMITTEE: {
                 "judges": result.judges,
                 "discussion_rounds": rounds,

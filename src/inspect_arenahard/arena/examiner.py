@@ -2,31 +2,26 @@
 
 One sample per domain sends the paper's examiner prompt (Zhao et al. 2024, Appendix A.1.1); the
 prompt never mentions the arena, so the examiner is not told it will compete. The scorer parses
-the numbered list and removes repeats; :func:`questions_from_log` removes repeats across
-samples and epochs and numbers the questions ``<domain>-001`` …, the rows
+the numbered list and removes repeats;
+:func:`inspect_arenahard.arena.questions.questions_from_log` removes repeats across samples and
+epochs and numbers the questions ``<domain>-001`` …, the rows
 ``autoarena_battle -T questions=`` reads (it also reads the log itself).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 
-from inspect_arenahard.arena.domains import Domain, domains, parse_domains
-from inspect_arenahard.arena.questions import Question
+from inspect_arenahard.arena.domains import Domain, parse_domains
+from inspect_arenahard.arena.questions import normalized
 from inspect_arenahard.errors import task_errors
-from inspect_arenahard.logs import find_score
 from inspect_arenahard.templates import template
-
-SCORER = "examiner_questions"
 
 _PAREN = re.compile(r"^[ \t]*\(\s*\d+\s*\)[ \t]*[.:]?[ \t]*", re.M)
 _PLAIN = re.compile(r"^[ \t]*\d+[ \t]*[.)][ \t]*", re.M)
@@ -40,11 +35,6 @@ class ParsedList:
     duplicates: int
     preamble: str
     """Text before the first numbered item (ignored, reported)."""
-
-
-def normalized(text: str) -> str:
-    """Key under which two questions count as the same: case and spacing ignored."""
-    return " ".join(text.casefold().split())
 
 
 def parse_numbered_list(text: str) -> ParsedList:
@@ -109,56 +99,3 @@ def autoarena_questions(domains: str | list[str] = "all", per_domain: int = 5) -
         for d in parse_domains(domains)
     ]
     return Task(dataset=MemoryDataset(samples, name="autoarena-questions"), solver=generate(), scorer=examiner_questions())
-
-
-@dataclass
-class ExaminerQuestions:
-    """Questions of one examiner log, numbered per domain, and what was left out or missing."""
-
-    questions: list[Question] = field(default_factory=list)
-    duplicates: Counter[str] = field(default_factory=Counter)
-    """Repeats removed per domain (within and across replies)."""
-    requested: Counter[str] = field(default_factory=Counter)
-    unscored: list[str] = field(default_factory=list)
-    """Samples (``domain#epoch``) with no parsed reply: errors or missing scores."""
-
-    def notes(self) -> list[str]:
-        got = Counter(q.domain for q in self.questions)
-        lines = [f"{d}: {got[d]} questions ({self.duplicates[d]} repeats removed)" for d in domains() if d in self.requested]
-        lines += [f"{d}: fewer questions than requested ({got[d]} < {self.requested[d]})" for d in domains() if got[d] < self.requested[d]]
-        lines += [f"sample {s}: no reply parsed (error or unscored)" for s in self.unscored]
-        return lines
-
-
-def questions_from_log(path: str | Path) -> ExaminerQuestions:
-    """Every question in an ``autoarena_questions`` log, repeats removed, ids ``<domain>-NNN``."""
-    from inspect_ai.log import read_eval_log
-
-    log = read_eval_log(str(path))
-    if log.eval.task.split("/")[-1] != "autoarena_questions":
-        raise ValueError(f"{path}: not an autoarena_questions log (task {log.eval.task})")
-    result = ExaminerQuestions()
-    by_domain: dict[str, list[str]] = {}
-    seen: set[tuple[str, str]] = set()
-    for sample in log.samples or []:
-        score = find_score(sample.scores, SCORER)
-        if score is None or score.metadata is None:
-            result.unscored.append(f"{sample.id}#{sample.epoch}")
-            continue
-        meta: dict[str, Any] = score.metadata
-        key = str(meta["domain"])
-        result.requested[key] += int(meta["requested"])
-        result.duplicates[key] += int(meta["duplicates"])
-        for text in meta["questions"]:
-            if (key, normalized(text)) in seen:
-                result.duplicates[key] += 1
-                continue
-            seen.add((key, normalized(text)))
-            by_domain.setdefault(key, []).append(text)
-    for key in domains():
-        result.questions += [Question(f"{key}-{i:03d}", text, key) for i, text in enumerate(by_domain.get(key, []), 1)]
-    if not result.questions:
-        raise ValueError(f"{path}: no questions parsed from the examiner's replies")
-    return result
-
-

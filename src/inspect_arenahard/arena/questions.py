@@ -1,18 +1,25 @@
-"""Battle questions: JSONL rows ``{id, question, domain}`` (what the examiner produces and the
-battle task reads), and the per-pairing selection balanced over domains."""
+"""Battle questions: JSONL rows ``{id, question, domain}`` or an ``autoarena_questions`` log
+(what the examiner produces and the battle task reads), and the per-pairing selection
+balanced over domains."""
 
 from __future__ import annotations
 
 import json
 import random
-from dataclasses import asdict, dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
+
+from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.arena.domains import domain, domains
 from inspect_arenahard.data import read_jsonl
+from inspect_arenahard.logs import find_score
 
 LOG_SUFFIXES = (".eval", ".json")
+SCORER = "examiner_questions"
+"""The examiner task's scorer, whose metadata holds the parsed questions."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +28,11 @@ class Question:
     question: str
     domain: str
     """A domain key (``writing``, ``stem`` …)."""
+
+
+def normalized(text: str) -> str:
+    """Key under which two questions count as the same: case and spacing ignored."""
+    return " ".join(text.casefold().split())
 
 
 def load_questions(path: str | Path) -> list[Question]:
@@ -32,8 +44,6 @@ def load_questions(path: str | Path) -> list[Question]:
     if not path.is_file():
         raise FileNotFoundError(f"questions file not found: {path}")
     if path.suffix in LOG_SUFFIXES:
-        from inspect_arenahard.arena.examiner import questions_from_log
-
         return questions_from_log(path).questions
     questions: list[Question] = []
     seen: dict[str, int] = {}
@@ -86,3 +96,52 @@ def select_questions(questions: Sequence[Question], n: int | None, seed: int | s
         chosen += [pool[depth] for pool in pools if depth < len(pool)][: n - len(chosen)]
         depth += 1
     return chosen
+
+
+@dataclass
+class ExaminerQuestions:
+    """Questions of one examiner log, numbered per domain, and what was left out or missing."""
+
+    questions: list[Question] = field(default_factory=list)
+    duplicates: Counter[str] = field(default_factory=Counter)
+    """Repeats removed per domain (within and across replies)."""
+    requested: Counter[str] = field(default_factory=Counter)
+    unscored: list[str] = field(default_factory=list)
+    """Samples (``domain#epoch``) with no parsed reply: errors or missing scores."""
+
+    def notes(self) -> list[str]:
+        got = Counter(q.domain for q in self.questions)
+        lines = [f"{d}: {got[d]} questions ({self.duplicates[d]} repeats removed)" for d in domains() if d in self.requested]
+        lines += [f"{d}: fewer questions than requested ({got[d]} < {self.requested[d]})" for d in domains() if got[d] < self.requested[d]]
+        lines += [f"sample {s}: no reply parsed (error or unscored)" for s in self.unscored]
+        return lines
+
+
+def questions_from_log(path: str | Path) -> ExaminerQuestions:
+    """Every question in an ``autoarena_questions`` log, repeats removed, ids ``<domain>-NNN``."""
+    log = read_eval_log(str(path))
+    if log.eval.task.split("/")[-1] != "autoarena_questions":
+        raise ValueError(f"{path}: not an autoarena_questions log (task {log.eval.task})")
+    result = ExaminerQuestions()
+    by_domain: dict[str, list[str]] = {}
+    seen: set[tuple[str, str]] = set()
+    for sample in log.samples or []:
+        score = find_score(sample.scores, SCORER)
+        if score is None or score.metadata is None:
+            result.unscored.append(f"{sample.id}#{sample.epoch}")
+            continue
+        meta: dict[str, Any] = score.metadata
+        key = str(meta["domain"])
+        result.requested[key] += int(meta["requested"])
+        result.duplicates[key] += int(meta["duplicates"])
+        for text in meta["questions"]:
+            if (key, normalized(text)) in seen:
+                result.duplicates[key] += 1
+                continue
+            seen.add((key, normalized(text)))
+            by_domain.setdefault(key, []).append(text)
+    for key in domains():
+        result.questions += [Question(f"{key}-{i:03d}", text, key) for i, text in enumerate(by_domain.get(key, []), 1)]
+    if not result.questions:
+        raise ValueError(f"{path}: no questions parsed from the examiner's replies")
+    return result

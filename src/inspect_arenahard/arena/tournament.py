@@ -29,6 +29,7 @@ from typing import Any, Callable
 from inspect_arenahard.arena.config import TournamentConfig, load_config
 from inspect_arenahard.arena.ratings import Ratings, fit_ratings, prior_ratings
 from inspect_arenahard.arena.swiss import Pair, committee_for, nearest_opponent, swiss_round, swiss_rounds
+from inspect_arenahard.records import GameRecord
 
 STATE_FILE = "state.json"
 LOGS = "logs"
@@ -299,7 +300,7 @@ class Tournament:
         """Every completed pairing's log."""
         return [self.folder / p.log for s in self.state.stages for p in s.pairings if p.log is not None]
 
-    def games(self) -> list[dict[str, Any]]:
+    def games(self) -> list[GameRecord]:
         from inspect_arenahard.logs import read_games
 
         paths = self.log_paths()

@@ -11,6 +11,7 @@ from inspect_arenahard.costs import CostReport, format_cost, format_costs, log_c
 from inspect_arenahard.cli.options import CI_HELP, PLOT_HELP, confidence, output_file, plot_file
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.outputs import wrote
+from inspect_arenahard.records import GameRecord
 from inspect_arenahard.report import format_report, plot_forest, write_csv, write_json
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
 from inspect_arenahard.stats.combined import combine, prompts_per_category
@@ -161,7 +162,7 @@ def _load(args: argparse.Namespace) -> Battles:
     return from_games(games, STRONG_WEIGHT if args.strong_weight is None else args.strong_weight)
 
 
-def read_log_games(paths: list[str]) -> list[dict[str, Any]]:
+def read_log_games(paths: list[str]) -> list[GameRecord]:
     """Game records; partial, superseded, ignored and damaged logs are listed on stderr, and
     finding no games at all is an error that says why (lazy import: Inspect is heavy)."""
     from inspect_arenahard.logs import no_games_error, read_games

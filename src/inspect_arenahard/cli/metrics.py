@@ -19,6 +19,7 @@ from inspect_arenahard.cli.options import CI_HELP, PLOT_HELP, confidence, output
 from inspect_arenahard.data import read_jsonl
 from inspect_arenahard.errors import MissingFileError, UserError
 from inspect_arenahard.outputs import save_figure, wrote
+from inspect_arenahard.records import GameRecord, check_game
 from inspect_arenahard.stats import judge_bias, power, quality
 from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES
 from inspect_arenahard.stats.style_control import ANCHORS
@@ -59,9 +60,9 @@ def write_json(path: str | None, payload: dict[str, Any]) -> None:
         wrote(path)
 
 
-def load_games(logs: Sequence[str], games_file: str | None) -> list[dict[str, Any]]:
-    """Game records from Inspect logs and/or a JSONL file of records."""
-    records: list[dict[str, Any]] = []
+def load_games(logs: Sequence[str], games_file: str | None) -> list[GameRecord]:
+    """Game records from Inspect logs and/or a JSONL file of records (each line checked)."""
+    records: list[GameRecord] = []
     if logs:
         from inspect_arenahard.cli.leaderboard import read_log_games  # lazy: the log reader pulls in Inspect
 
@@ -70,7 +71,7 @@ def load_games(logs: Sequence[str], games_file: str | None) -> list[dict[str, An
         path = Path(games_file)
         if not path.is_file():
             raise MissingFileError(f"{path}: no such file")
-        records.extend(record for _, record in read_jsonl(path))
+        records.extend(check_game(record, f"{path}:{lineno}") for lineno, record in read_jsonl(path))
     if not logs and not games_file:
         raise UserError("give log files/directories or --games FILE")
     if not records:
@@ -89,7 +90,7 @@ def _print_unmatched(alignment: refs.Alignment) -> None:
 
 # ---------------------------------------------------------------- metrics
 
-def _leaderboard(records: list[dict[str, Any]], judges: Sequence[str] | None = None, category: str | None = None,
+def _leaderboard(records: list[GameRecord], judges: Sequence[str] | None = None, category: str | None = None,
                  style: str | None = None, **options: Any) -> Any:
     """The aggregator's leaderboard (Bradley–Terry against the baseline) of some games."""
     from inspect_arenahard.stats.battles import from_games
@@ -255,7 +256,7 @@ def run_judges(args: argparse.Namespace) -> int:
     return 0
 
 
-def _length_section(records: list[dict[str, Any]], tables: dict[str, Any],
+def _length_section(records: list[GameRecord], tables: dict[str, Any],
                     reference: dict[str, float] | None) -> dict[str, Any]:
     """Score vs mean answer length per judge, raw and style-controlled, and for a judge that
     always prefers the longer answer (paper Table 12)."""

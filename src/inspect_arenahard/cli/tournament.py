@@ -123,8 +123,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _questions(args: argparse.Namespace) -> int:
-    from inspect_arenahard.arena.examiner import questions_from_log
-    from inspect_arenahard.arena.questions import write_questions
+    from inspect_arenahard.arena.questions import questions_from_log, write_questions
 
     found = questions_from_log(args.log)
     for note in found.notes():

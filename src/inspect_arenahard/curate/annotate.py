@@ -26,13 +26,14 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, model_roles
+from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from inspect_arenahard.curate.cache import file_digest
 from inspect_arenahard.errors import task_errors
+from inspect_arenahard.judging import role_models
 from inspect_arenahard.templates import template
 
 CRITERIA: tuple[str, ...] = (
@@ -109,14 +110,6 @@ def load_pool(path: str | Path, sample: int | None = None, seed: int = 0) -> lis
 
 
 # --------------------------------------------------------------------------- solver
-
-
-def role_models(role: str) -> list[Model]:
-    """Models bound to ``role`` (a list binding is several), or none."""
-    bound = model_roles().get(role)
-    if bound is None:
-        return []
-    return list(bound) if isinstance(bound, list) else [bound]
 
 
 def _annotation(annotator: str, stage: str, completion: str) -> dict[str, Any]:

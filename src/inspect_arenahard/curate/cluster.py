@@ -14,11 +14,9 @@ Ray (``--engine ray``, :mod:`.scale`); the step, its outputs and its cache are t
 from __future__ import annotations
 
 import json
-import warnings
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,7 +25,8 @@ import pyarrow.parquet as pq
 from inspect_arenahard.curate.cache import Timer, file_digest, step_key, up_to_date, write_report
 from inspect_arenahard.curate.embed import embed_texts, get_embedder
 from inspect_arenahard.curate.filters import FilterLog, FilterOptions, apply_text_filters, near_duplicates
-from inspect_arenahard.curate.scale import Engine, ScaleOptions
+from inspect_arenahard.curate.reduce import reduce_and_cluster
+from inspect_arenahard.curate.scale import Engine, RayEngine, ScaleOptions
 from inspect_arenahard.curate.topics import OUTLIER, topic_names
 from inspect_arenahard.curate.work import Work
 
@@ -104,49 +103,6 @@ def subset_neighbours(
     return sub_idx, sub_dist
 
 
-def umap_reducer(options: ClusterOptions, knn: tuple[np.ndarray, np.ndarray] | None = None) -> Any:
-    """BERTopic's UMAP settings, seeded; ``knn`` reuses a neighbour search (then it cannot ``transform``)."""
-    import umap
-
-    return umap.UMAP(
-        n_neighbors=options.n_neighbors,
-        n_components=options.n_components,
-        min_dist=options.min_dist,
-        metric="cosine",
-        random_state=options.seed,
-        precomputed_knn=knn or (None, None, None),
-        low_memory=True,
-    )
-
-
-@contextmanager
-def quiet_umap() -> Iterator[None]:
-    """Seeding makes UMAP single-threaded, and a precomputed search has no index: both intended."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
-        warnings.filterwarnings("ignore", message=r"precomputed_knn\[2\]", category=UserWarning)
-        yield
-
-
-def hdbscan_labels(reduced: np.ndarray, options: ClusterOptions) -> np.ndarray:
-    """HDBSCAN clusters of the reduced vectors (−1: outlier)."""
-    import hdbscan
-
-    labels = hdbscan.HDBSCAN(
-        min_cluster_size=options.min_cluster_size, metric="euclidean", cluster_selection_method="eom"
-    ).fit_predict(reduced)
-    return labels.astype(np.int64)
-
-
-def reduce_and_cluster(
-    vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
-) -> tuple[np.ndarray, np.ndarray]:
-    """(HDBSCAN labels, UMAP coordinates) of the vectors, given their neighbour lists."""
-    with quiet_umap():
-        reduced = umap_reducer(options, knn).fit_transform(vectors)
-    return hdbscan_labels(reduced, options), reduced
-
-
 def reassign_outliers(vectors: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Give each outlier the cluster whose centroid is nearest (cosine) in embedding space."""
     clusters = np.array(sorted(int(c) for c in np.unique(labels) if c != OUTLIER))
@@ -207,6 +163,11 @@ class LocalEngine:
         pass
 
 
+def engine_for(scale: ScaleOptions) -> Engine:
+    """The engine ``scale`` names (Ray is imported only when it is chosen)."""
+    return RayEngine(scale) if scale.engine == "ray" else LocalEngine()
+
+
 def cluster(
     work: Work,
     filters: FilterOptions | None = None,
@@ -229,7 +190,7 @@ def cluster(
     outputs = [work.prompts, work.clusters, work.excluded, work.topics]
     if not force and up_to_date(work.report("cluster"), key, outputs):
         return json.loads(work.report("cluster").read_text(encoding="utf-8")) | {"cached": True}
-    engine = scale.engine_for()
+    engine = engine_for(scale)
     try:
         return _cluster(work, filters, options, scale, engine, key)
     finally:

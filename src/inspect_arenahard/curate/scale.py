@@ -40,6 +40,7 @@ from inspect_arenahard.curate.filters import (
     per_prompt_filters,
     turns_to_prompt,
 )
+from inspect_arenahard.curate.reduce import hdbscan_labels, quiet_umap, reduce_and_cluster, umap_reducer
 from inspect_arenahard.curate.work import Work
 
 if TYPE_CHECKING:
@@ -94,11 +95,6 @@ class ScaleOptions:
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
         return {} if self.engine == "local" else {"engine": self.engine, "umap_sample": self.umap_sample}
-
-    def engine_for(self) -> Engine:
-        from inspect_arenahard.curate.cluster import LocalEngine
-
-        return RayEngine(self) if self.engine == "ray" else LocalEngine()
 
 
 def connect(num_cpus: int | None = None) -> bool:
@@ -179,8 +175,6 @@ class _EmbedActor:
 
 
 def _transform(reducer: Any, vectors: np.ndarray) -> np.ndarray:
-    from inspect_arenahard.curate.cluster import quiet_umap
-
     with quiet_umap():
         return np.asarray(reducer.transform(vectors), dtype=np.float32)
 
@@ -242,8 +236,6 @@ class RayEngine:
     ) -> tuple[np.ndarray, np.ndarray]:
         """UMAP fitted on a seeded sample and applied to the rest in parallel; HDBSCAN on the result."""
         import ray
-
-        from inspect_arenahard.curate.cluster import hdbscan_labels, quiet_umap, reduce_and_cluster, umap_reducer
 
         n, sample = len(vectors), self.options.umap_sample
         if not sample or n <= sample:

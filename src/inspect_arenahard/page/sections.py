@@ -12,6 +12,7 @@ from typing import Any
 
 from inspect_arenahard import references as refs
 from inspect_arenahard.costs import CostReport, Usage, log_costs, read_prices
+from inspect_arenahard.records import GameRecord
 from inspect_arenahard.stats import judge_bias, power, quality
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.leaderboard import Leaderboard, leaderboard, leaderboards
@@ -156,7 +157,7 @@ def _boards(battles: Battles, options: Options) -> list[Board]:
     return boards
 
 
-def _models(games: list[dict[str, Any]], costs: CostReport) -> list[ModelSummary]:
+def _models(games: list[GameRecord], costs: CostReport) -> list[ModelSummary]:
     from inspect_arenahard.analysis import games_frame
     from inspect_arenahard.stats.battles import STYLE_COLUMNS
 
@@ -191,8 +192,8 @@ def _length(battles: Battles, options: Options) -> dict[str, dict[str, float]]:
     return out
 
 
-def _disputed(games: list[dict[str, Any]]) -> list[Disputed]:
-    pairs: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+def _disputed(games: list[GameRecord]) -> list[Disputed]:
+    pairs: dict[tuple[Any, ...], list[GameRecord]] = defaultdict(list)
     for g in games:
         pairs[(g.get("log"), g["question_id"], g["epoch"], g["judge"], g["model"])].append(g)
     out = []

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from inspect_ai.model import CachePolicy, ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model
 
 from inspect_arenahard.committee import CommitteeResult, LabelSet, Turn, deliberate
 from inspect_arenahard.integrity import neutralise
-from inspect_arenahard.judges import Reply, ask_verdict
+from inspect_arenahard.judging import JudgeSettings, Reply, ask_verdict
 from inspect_arenahard.scaleeval.numbers import parse_number
 from inspect_arenahard.templates import template
 
@@ -88,9 +88,7 @@ async def debate(
     speakers: Sequence[Model],
     item: Presented,
     max_rounds: int,
-    config: GenerateConfig,
-    retries: int,
-    cache: bool | CachePolicy,
+    settings: JudgeSettings,
 ) -> CommitteeResult:
     """Debate ``item`` for at most ``max_rounds`` rounds (round 0 included); stops at consensus."""
     if max_rounds < 1:
@@ -101,15 +99,11 @@ async def debate(
         lambda seat, history: discussion_messages(item, seat, history),
         NUMBERS,
         max_rounds - 1,
-        True,
-        config,
-        retries,
-        cache,
+        stop_on_consensus=True,
+        settings=settings,
     )
 
 
-async def evaluate(
-    judge: Model, item: Presented, config: GenerateConfig, retries: int, cache: bool | CachePolicy
-) -> Reply:
+async def evaluate(judge: Model, item: Presented, settings: JudgeSettings) -> Reply:
     """One verdict of a single judge with the initial-evaluation prompt."""
-    return await ask_verdict(judge, initial_messages(item), parse_number, NUMBERS.retry_labels, config, retries, cache)
+    return await ask_verdict(judge, initial_messages(item), parse_number, NUMBERS.retry_labels, settings)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from typing import Any
 
 from inspect_ai import Task, task
@@ -25,8 +26,9 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
-from inspect_arenahard.committee import CommitteeResult, majority, role_models
+from inspect_arenahard.committee import CommitteeResult, majority
 from inspect_arenahard.errors import task_errors
+from inspect_arenahard.judging import JudgeSettings, role_models
 from inspect_arenahard.scaleeval.criteria import VARIANTS, load_rubrics, render
 from inspect_arenahard.scaleeval.data import PairItem, load_pairs, to_original
 from inspect_arenahard.scaleeval.debate import NUMBERS, Presented, debate, evaluate
@@ -163,8 +165,13 @@ def evaluator_verdicts(
     cache: bool | CachePolicy = True,
 ) -> Solver:
     """The evaluator's verdict under each criteria variant, plus self-consistency samples."""
-    config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
-    sampled = GenerateConfig(temperature=consistency_temperature, max_tokens=max_tokens)
+    settings = JudgeSettings(
+        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens), retries=retries, cache=cache
+    )
+    # sampled verdicts are never cached: each must be a fresh draw
+    sampled = replace(
+        settings, config=GenerateConfig(temperature=consistency_temperature, max_tokens=max_tokens), cache=False
+    )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         judge = evaluator_model()
@@ -176,8 +183,8 @@ def evaluator_verdicts(
         async def one(variant: str) -> tuple[str, Any]:
             item = presented(state, variant)
             replies = await collect(
-                evaluate(judge, item, config, retries, cache),
-                *(evaluate(judge, item, sampled, retries, False) for _ in range(consistency_samples)),
+                evaluate(judge, item, settings),
+                *(evaluate(judge, item, sampled) for _ in range(consistency_samples)),
             )
             return variant, replies
 
@@ -244,10 +251,13 @@ def scaleeval_debate(
     cache: bool | CachePolicy = True,
 ) -> Scorer:
     """Debate each item among the ``debaters`` role; 1 on consensus, 0 when it goes to review."""
-    config = GenerateConfig(temperature=temperature, max_tokens=max_tokens)
+    settings = JudgeSettings(
+        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens), retries=retries, cache=cache
+    )
 
     async def score(state: TaskState, target: Target) -> Score:
-        result = await debate(role_models(DEBATERS, "speakers"), presented(state, GENERAL), max_rounds, config, retries, cache)
+        speakers = role_models(DEBATERS, at_least=2, what="speakers")
+        result = await debate(speakers, presented(state, GENERAL), max_rounds, settings)
         record = item_record(state.metadata, result, max_rounds)
         record["neutralised"] = presented(state, GENERAL).neutralised()
         label = record["debate"]["label"]

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from inspect_arenahard.data import read_jsonl
+from inspect_arenahard.records import BATTLE_FIELDS, check_game
 from inspect_arenahard.verdicts import STRONG_WEIGHT, weighted_points
 
 STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
@@ -194,7 +195,7 @@ class _Columns:
 
 
 def from_games(games: Iterable[Mapping[str, Any]], strong_weight: float = STRONG_WEIGHT) -> Battles:
-    """Battles from judge game records (the log reader's and judge scorer's contract).
+    """Battles from judge game records (:class:`inspect_arenahard.records.GameRecord`).
 
     Each game is one row with the model at position A as ``a``; a strong verdict weighs
     ``strong_weight``. Unparsed games (``parsed`` false or no label) and games of a model against
@@ -202,21 +203,16 @@ def from_games(games: Iterable[Mapping[str, Any]], strong_weight: float = STRONG
     """
     columns = _Columns()
     for i, game in enumerate(games):
-        where = f"game record {i} (question_id={game.get('question_id')!r}, model={game.get('model')!r})"
-        try:
-            model, baseline, position = str(game["model"]), str(game["baseline"]), game["model_position"]
-            question_id, label = game["question_id"], game.get("label")
-        except KeyError as ex:
-            raise ValueError(f"{where}: missing field {ex.args[0]!r}") from None
-        if position not in ("A", "B"):
-            raise ValueError(f"{where}: model_position must be 'A' or 'B', got {position!r}")
+        where = f"game record {i}"
+        if isinstance(game, Mapping):
+            where += f" (question_id={game.get('question_id')!r}, model={game.get('model')!r})"
+        check_game(game, where, BATTLE_FIELDS)
+        model, baseline, position = str(game["model"]), str(game["baseline"]), game["model_position"]
+        question_id, label = game["question_id"], game.get("label")
         model_a, model_b = (model, baseline) if position == "A" else (baseline, model)
         points, weight = np.nan, 1.0
         if label is not None and game.get("parsed", True) and model != baseline:
-            try:
-                weighted, weight = weighted_points(label, "A", strong_weight)
-            except ValueError as ex:
-                raise ValueError(f"{where}: {ex}") from None
+            weighted, weight = weighted_points(label, "A", strong_weight)
             points = weighted / weight
         style_a, style_b = _game_style(game.get("style"), position, where)
         columns.add(

@@ -1,8 +1,8 @@
 """Judge analytics on game records: position bias and consistency, judge-judge agreement,
 self-bias (paper Table 10) and length bias with a "verbose policy" baseline (paper Table 12).
 
-A game record is a dict as returned by ``inspect_arenahard.logs.read_games``: ``question_id,
-model, baseline, judge, game (1|2), model_position ("A"|"B"), label, parsed, style``. Labels
+Game records are :class:`inspect_arenahard.records.GameRecord` dicts (as returned by
+``inspect_arenahard.logs.read_games``), checked by :func:`checked`. Labels
 are read only through ``inspect_arenahard.verdicts`` so they mean what they mean everywhere.
 Unparsed games are counted and reported, never silently skipped.
 """
@@ -17,28 +17,16 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 import numpy as np
 from scipy import stats
 
+from inspect_arenahard.records import GameRecord, check_game
 from inspect_arenahard.stats.agreement import AgreementSummary, judge_agreement
 from inspect_arenahard.verdicts import outcome_for, weighted_points
 
-GameRecord = Mapping[str, Any]
-_REQUIRED = ("question_id", "model", "baseline", "judge", "game", "model_position", "label")
 VERBOSE_POLICY = "verbose-policy"
 
 
-def _check(record: GameRecord, index: int) -> None:
-    missing = [key for key in _REQUIRED if key not in record]
-    if missing:
-        raise ValueError(f"game record #{index}: missing field(s) {', '.join(missing)}")
-    if record["model_position"] not in ("A", "B"):
-        raise ValueError(f"game record #{index}: field 'model_position' must be 'A' or 'B', got {record['model_position']!r}")
-
-
-def checked(records: Iterable[GameRecord]) -> list[GameRecord]:
+def checked(records: Iterable[Mapping[str, Any]]) -> list[GameRecord]:
     """The records as a list, after checking each has the fields these analyses read."""
-    out = list(records)
-    for index, record in enumerate(out):
-        _check(record, index)
-    return out
+    return [check_game(record, f"game record #{index}") for index, record in enumerate(records)]
 
 
 def is_parsed(record: GameRecord) -> bool:
