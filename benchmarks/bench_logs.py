@@ -22,7 +22,7 @@ from pathlib import Path
 from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.data import load_answers, load_questions
-from inspect_arenahard.importer import _eval_log, _sample
+from inspect_arenahard.importer import _eval_log, _sample, _Source
 from inspect_arenahard.judging import Game
 from inspect_arenahard.logs import read_games
 from inspect_arenahard.verdicts import LABELS
@@ -40,6 +40,8 @@ def build_logs(out: Path, n_logs: int, seed: int = 0) -> None:
     answers = {p.stem: load_answers(p) for p in files}
     for i in range(n_logs):
         model = files[i % len(files)].stem
+        name = f"{model}-run{i}"
+        source = _Source({}, {name: answers[model], "gpt-4-0314": baseline}, "v0.1", "gpt-4-0314", 3, "cl100k_base")
         samples = []
         for q in questions:
             games = [
@@ -48,9 +50,9 @@ def build_logs(out: Path, n_logs: int, seed: int = 0) -> None:
             ]
             record = {"games": [{"user_prompt": ""}, {"user_prompt": ""}]}
             samples.append(
-                _sample(q.id, q.prompt, q.category, f"{model}-run{i}", "gpt-4-0314", games, answers[model], baseline, record, 3, "cl100k_base")
+                _sample(q.id, q.prompt, q.category, name, "gpt-4-0314", games, source, record)
             )
-        log = _eval_log(files[i % len(files)], f"{model}-run{i}", "openai/gpt-4.1", "gpt-4-0314", samples)
+        log = _eval_log(files[i % len(files)], name, "openai/gpt-4.1", "v0.1", samples)
         write_eval_log(log, str(out / f"run{i:03d}.eval"))
 
 
