@@ -18,13 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from inspect_ai.log import read_eval_log
-
 from inspect_arenahard.audit import read_model_samples
 from inspect_arenahard.stats.gaming import audit_model
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_logs import build_logs  # noqa: E402
+from bench_logs import build_logs, full_read_seconds  # noqa: E402
 
 
 def main() -> None:
@@ -48,11 +46,7 @@ def main() -> None:
           f"checks {checks:.1f}s → {(reading + checks) / n:.2f}s per model")  # fmt: skip
     print("flags:", {a.model: a.flags for a in audits if a.flags} or "none")
 
-    reference = sorted(folder.glob("*.eval"))[:3]
-    t = time.perf_counter()
-    for path in reference:
-        read_eval_log(str(path))
-    per_log = (time.perf_counter() - t) / len(reference)
+    per_log = full_read_seconds(folder, 3)
     print(f"reference reading (full read_eval_log): {per_log:.2f}s per log vs ours {reading / n:.2f}s "
           f"({per_log * n / reading:.1f}× slower)")  # fmt: skip
     if args.keep is None:
