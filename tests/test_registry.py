@@ -64,3 +64,29 @@ def test_wheel_ships_templates_and_configs(tmp_path: Path) -> None:
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[inspect_ai]" in text and "inspect_arenahard._registry" in text
     assert "arenahard = inspect_arenahard.cli:main" in text
+
+
+def test_public_api_exports_every_task_for_type_checkers() -> None:
+    """Every registered task is importable from the package root, listed in ``__all__`` and
+    imported under ``TYPE_CHECKING`` (so IDEs and type checkers see the same names), and the
+    package ships ``py.typed``."""
+    import ast
+    from pathlib import Path
+
+    import inspect_arenahard
+    from inspect_arenahard._registry import BARE_TASKS
+
+    for task_fn in BARE_TASKS:
+        if task_fn.__name__ == "scaleeval":  # the subpackage's name: exported there instead
+            from inspect_arenahard.scaleeval.task import scaleeval
+
+            assert scaleeval is task_fn
+            continue
+        assert task_fn.__name__ in inspect_arenahard.__all__
+        assert getattr(inspect_arenahard, task_fn.__name__) is task_fn
+    init = Path(inspect_arenahard.__file__)
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    guarded = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    typed = {alias.name for node in guarded.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert typed == set(inspect_arenahard.__all__) - {"__version__"}
+    assert (init.parent / "py.typed").is_file()

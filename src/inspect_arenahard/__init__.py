@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr__`` imports on use
+    from inspect_arenahard.arena.battle import autoarena_battle, autoarena_committee
+    from inspect_arenahard.arena.examiner import autoarena_questions
+    from inspect_arenahard.curate.annotate import arenahard_annotate
+    from inspect_arenahard.judges import committee_judge, pairwise_judge
+    from inspect_arenahard.judging import JudgeSettings
+    from inspect_arenahard.probes import arenahard_probes
+    from inspect_arenahard.solve import answer_with_baseline
+    from inspect_arenahard.task import arenahard
 
 __version__ = "0.1.0"
 
@@ -16,10 +26,21 @@ LAUNCH_DIR = Path.cwd()
 """The directory the command was started in. Inspect loads this plugin at start-up, before it
 changes into a task file's folder, so relative task arguments resolve against what the user typed."""
 
+# The ``scaleeval`` task is not among them: the name belongs to the subpackage (Python rebinds the
+# package attribute when the subpackage loads). Import it from ``inspect_arenahard.scaleeval.task``.
 _EXPORTS = {
+    # tasks
     "arenahard": "inspect_arenahard.task",
-    "pairwise_judge": "inspect_arenahard.judges",
+    "arenahard_probes": "inspect_arenahard.probes",
+    "arenahard_annotate": "inspect_arenahard.curate.annotate",
+    "autoarena_questions": "inspect_arenahard.arena.examiner",
+    "autoarena_battle": "inspect_arenahard.arena.battle",
+    # solvers, scorers and their settings
     "answer_with_baseline": "inspect_arenahard.solve",
+    "pairwise_judge": "inspect_arenahard.judges",
+    "committee_judge": "inspect_arenahard.judges",
+    "autoarena_committee": "inspect_arenahard.arena.battle",
+    "JudgeSettings": "inspect_arenahard.judging",
 }
 
 __all__ = [*_EXPORTS, "__version__"]
