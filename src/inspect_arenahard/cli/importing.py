@@ -38,5 +38,6 @@ def run(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for path, samples, unparsed in result.logs:
-        print(f"wrote {path}: {samples} samples, {unparsed} unparsed games (kept, excluded from scores)")
+        note = f", {unparsed} unparsed games (kept, excluded from scores)" if unparsed else ""
+        print(f"wrote {path}: {samples} samples{note}")
     return 0
