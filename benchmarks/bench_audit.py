@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from inspect_arenahard.audit import read_model_samples
 from inspect_arenahard.stats.gaming import audit_model
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_logs import build_logs, full_read_seconds  # noqa: E402
+from bench_logs import full_read_seconds, log_folder  # noqa: E402
 
 
 def main() -> None:
@@ -30,10 +29,7 @@ def main() -> None:
     parser.add_argument("--logs", type=int, default=16)
     parser.add_argument("--keep", type=Path, default=None, help="reuse/keep logs in this folder")
     args = parser.parse_args()
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-audit-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    if len(list(folder.glob("*.eval"))) < args.logs:
-        build_logs(folder, args.logs)
+    folder = log_folder(args.keep, args.logs, "bench-audit-")
 
     t = time.perf_counter()
     by_model, _ = read_model_samples([folder])

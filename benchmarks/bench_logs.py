@@ -56,6 +56,18 @@ def build_logs(out: Path, n_logs: int, seed: int = 0) -> None:
         write_eval_log(log, str(out / f"run{i:03d}.eval"))
 
 
+def log_folder(keep: Path | None, logs: int, prefix: str) -> Path:
+    """``keep`` (or a new temporary folder) holding at least ``logs`` built logs."""
+    folder = keep or Path(tempfile.mkdtemp(prefix=prefix))
+    folder.mkdir(parents=True, exist_ok=True)
+    if len(list(folder.glob("*.eval"))) < logs:
+        t = time.perf_counter()
+        build_logs(folder, logs)
+        print(f"built {logs} logs × 500 samples in {time.perf_counter() - t:.1f}s "
+              f"({sum(p.stat().st_size for p in folder.glob('*.eval')) / 2**20:.0f} MiB)")  # fmt: skip
+    return folder
+
+
 def full_read_seconds(folder: Path, logs: int) -> float:
     """Seconds per log of Inspect's full reader (the slow reference), over the first ``logs`` logs."""
     paths = sorted(folder.glob("*.eval"))[:logs]
@@ -70,13 +82,7 @@ def main() -> None:
     parser.add_argument("--logs", type=int, default=60)
     parser.add_argument("--keep", type=Path, default=None, help="reuse/keep logs in this folder")
     args = parser.parse_args()
-    folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-logs-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    if len(list(folder.glob("*.eval"))) < args.logs:
-        t = time.perf_counter()
-        build_logs(folder, args.logs)
-        print(f"built {args.logs} logs × 500 samples in {time.perf_counter() - t:.1f}s "
-              f"({sum(p.stat().st_size for p in folder.glob('*.eval')) / 2**20:.0f} MiB)")  # fmt: skip
+    folder = log_folder(args.keep, args.logs, "bench-logs-")
 
     tracemalloc.start()
     t = time.perf_counter()
