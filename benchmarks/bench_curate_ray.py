@@ -384,6 +384,11 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=8, help="ingest: files the pool is cut into")
     parser.add_argument("--ray-cpus", type=int, help="ingest: CPUs of the local Ray (default: all)")
     parser.add_argument("--out", type=Path, help="append the result (JSON line) here")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="work in this (new) folder and keep it: its embedding cache lets later runs time the other stages",
+    )
     args = parser.parse_args()
     ray = {
         "engine": "ray",
@@ -391,7 +396,9 @@ def main() -> None:
         "ray_actor_cpus": args.ray_actor_cpus,
         "ray_batch_size": args.ray_batch_size,
     }
-    with tempfile.TemporaryDirectory(prefix=f"bench-ray-{args.scenario}-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"bench-ray-{args.scenario}-") as scratch:
+        tmp = str(args.keep) if args.keep else scratch
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         if args.scenario == "ingest":
             result = ingest_run(Path(tmp), args.size, args.shards, args.ray_cpus)
         elif args.scenario == "scale":

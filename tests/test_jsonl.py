@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.jsonl import read_json, read_jsonl
+from inspect_arenahard.jsonl import line_starts, read_json, read_jsonl
 
 SEPARATORS = "line\u2028para\u2029next\x85end"
 """Characters ``str.splitlines`` breaks at but a JSONL line break is not."""
@@ -65,8 +65,10 @@ def test_gzip_folders_missing_files_and_bad_bytes(tmp_path: Path) -> None:
         list(read_jsonl(tmp_path / "missing.jsonl"))
     latin = tmp_path / "latin.jsonl"
     latin.write_bytes(b'{"a": 1}\n{"a": "caf\xe9"}\n')
-    with pytest.raises(UserError, match=rf"^{latin}:\d+: not a UTF-8 JSONL file"):
+    with pytest.raises(UserError, match=rf"^{latin}:2: not a UTF-8 JSONL file"):
         list(read_jsonl(latin))
+    with pytest.raises(ValueError, match="gzip file cannot be read from a byte offset"):
+        list(read_jsonl(packed, start=10))
 
 
 def test_review_file_with_a_line_separator_in_a_question_reads_back(tmp_path: Path) -> None:
@@ -104,3 +106,37 @@ def test_whole_json_file_errors_name_file_and_line(tmp_path: Path) -> None:
         read_json(bad)
     with pytest.raises(FileNotFoundError):
         read_json(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_pieces_read_apart_give_the_whole_file(
+    tmp_path: Path, newline: str, final_newline: bool
+) -> None:
+    """Cut at every size from one byte to the whole file, the pieces (each read from its own
+    offset) give the whole file's records with the whole file's line numbers: blank lines,
+    U+2028 inside strings and CRLF endings included."""
+    import random
+
+    rng = random.Random(7)
+    lines = [
+        "" if rng.random() < 0.1 else json.dumps({"i": i, "p": SEPARATORS * rng.randint(0, 40)})
+        for i in range(300)
+    ]
+    path = tmp_path / "pool.jsonl"
+    text = newline.join(lines) + (newline if final_newline else "")
+    path.write_bytes(text.encode("utf-8"))
+    whole = list(read_jsonl(path))
+    size = path.stat().st_size
+    for every in (1, 2, 17, 300, 4096, size // 3, size, 10 * size):
+        cuts = line_starts(path, every, block=64)  # small blocks: cuts across block edges
+        assert cuts[0] == (0, 1) and all(a[0] < b[0] for a, b in zip(cuts, cuts[1:]))
+        assert all(start < size for start, _ in cuts)
+        stops = [start for start, _ in cuts[1:]] + [None]
+        pieces = [
+            list(read_jsonl(path, start=start, stop=stop, first_line=line))
+            for (start, line), stop in zip(cuts, stops)
+        ]
+        assert [r for piece in pieces for r in piece] == whole, every
+        if every <= size // 3:
+            assert len(cuts) >= 3

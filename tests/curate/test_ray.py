@@ -227,12 +227,16 @@ def test_ingest_on_ray_writes_the_local_rows(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A folder of shards and a saved dataset (fields detected per source) on Ray workers: the
-    local engine's table, row for row; Parquet files and the dataset are cut into several parts."""
+    local engine's table, row for row; Parquet files, the uncompressed JSONL file and the
+    dataset are cut into several parts."""
     import datasets
 
     from inspect_arenahard.curate import sources
 
     monkeypatch.setattr(sources, "PART_ROWS", 50)
+    monkeypatch.setattr(sources, "PART_BYTES", 20_000)
+    jsonl_parts = sources.split_part(sources.Part("jsonl", str(shards / "part-1.jsonl")))
+    assert len(jsonl_parts) > 10 and jsonl_parts[-1].line > 600
     mt_bench = pd.DataFrame(read_jsonl(POOLS / "mt_bench" / "question.jsonl"))
     datasets.Dataset.from_pandas(mt_bench.drop(columns=["reference"])).save_to_disk(
         str(tmp_path / "saved")
@@ -270,15 +274,25 @@ def test_ingest_on_ray_names_the_bad_shard_and_line(
     tmp_path: Path,
     local_ray,  # type: ignore[no-untyped-def]
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """One error, the one the local engine gives: the shard and line of a malformed record, or
-    both places of an id repeated across shards."""
+    """One error, the one the local engine gives: the shard and line of a malformed record (in a
+    gzip shard, or deep in a JSONL shard that Ray reads in pieces), or both places of an id
+    repeated across shards."""
+    from inspect_arenahard.curate import sources
+
+    monkeypatch.setattr(sources, "PART_BYTES", 20_000)
     bad = tmp_path / "bad"
     shutil.copytree(shards, bad)
     gz = bad / "part-2.jsonl.gz"
     lines = gzip.open(gz, "rt", encoding="utf-8").read().splitlines(keepends=True)
     lines[100] = '{"conversation_id": "x", "conversation": [oops\n'
     gz.write_bytes(gzip.compress("".join(lines).encode("utf-8")))
+    deep = tmp_path / "deep"
+    shutil.copytree(shards, deep)
+    lines = (deep / "part-1.jsonl").read_text(encoding="utf-8").split("\n")  # prompts hold U+2028
+    lines[600] = '{"conversation_id": "y", "conversation": [{"role": "user", "content": 3}]}'
+    (deep / "part-1.jsonl").write_text("\n".join(lines), encoding="utf-8")
     dup = tmp_path / "dup"
     shutil.copytree(shards, dup)
     first = pd.read_parquet(dup / "part-0.parquet").iloc[10]
@@ -287,6 +301,7 @@ def test_ingest_on_ray_names_the_bad_shard_and_line(
     write_jsonl(dup / "part-1.jsonl", records)
     expected = {
         bad: f"{gz}:101: not valid JSON",
+        deep: f"{deep / 'part-1.jsonl'}:601: field 'conversation': message content must be",
         dup: f"{dup / 'part-1.jsonl'}:6: duplicate id '{first['conversation_id']}' "
         f"in field 'conversation_id' (first at {dup / 'part-0.parquet'} row 10)",
     }

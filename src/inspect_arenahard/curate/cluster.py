@@ -178,7 +178,8 @@ class LocalEngine:
 
     name = "local"
 
-    def __init__(self) -> None:
+    def __init__(self, embed_compile: str = "auto") -> None:
+        self.embed_compile = embed_compile
         self.seconds: dict[str, float] = {}
 
     def filter(self, work: Work, filters: FilterOptions, log: FilterLog) -> pd.DataFrame:
@@ -193,6 +194,7 @@ class LocalEngine:
             prompts,
             get_embedder(options.embedder, max_seq_length=options.embed_max_tokens),
             cache_root,
+            compile=self.embed_compile,
         )
 
     def reduce_and_cluster(
@@ -208,7 +210,7 @@ class LocalEngine:
 
 def engine_for(scale: ScaleOptions) -> Engine:
     """The engine ``scale`` names (Ray is imported only when it is chosen)."""
-    return RayEngine(scale) if scale.engine == "ray" else LocalEngine()
+    return RayEngine(scale) if scale.engine == "ray" else LocalEngine(scale.embed_compile)
 
 
 def cluster(

@@ -12,9 +12,19 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
+from contextlib import nullcontext
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Protocol
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    ContextManager,
+    Iterator,
+    Protocol,
+    runtime_checkable,
+)
 
 import numpy as np
 
@@ -22,9 +32,14 @@ from inspect_arenahard.curate.cache import progress_bar, text_digest
 
 if TYPE_CHECKING:
     from openai import OpenAI
+    from sentence_transformers import SentenceTransformer
 
 EMBEDDERS = ("minilm", "openai")
 PART_ROWS = 4096
+COMPILE_MODES = ("auto", "on", "off")
+COMPILE_FROM = 20_000
+"""``auto`` compiles the model from this many texts to embed: compilation costs ~15 s and saves
+~1 ms per prompt on 2 CPU cores, so it pays for itself from ~15K prompts."""
 
 
 class Embedder(Protocol):
@@ -35,6 +50,26 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray:
         """float32 (len(texts), dim) L2-normalised vectors."""
         ...
+
+
+@runtime_checkable
+class LocalModel(Protocol):
+    """An embedder whose model runs in this process: it can move to a device and be compiled."""
+
+    def to(self, device: str) -> None:
+        """Move the model to ``device`` (``cpu``, ``cuda``)."""
+        ...
+
+    def compile(self) -> None:
+        """Compile on the next call; stay eager (with a warning) if compilation fails."""
+        ...
+
+
+def wants_compile(mode: str, pending: int) -> bool:
+    """Whether to compile the model to embed ``pending`` texts (``auto``: from COMPILE_FROM on)."""
+    if mode not in COMPILE_MODES:
+        raise ValueError(f"embed compile must be one of {', '.join(COMPILE_MODES)}, got {mode!r}")
+    return mode == "on" or (mode == "auto" and pending >= COMPILE_FROM)
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -82,31 +117,83 @@ class MiniLMEmbedder:
     ) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import torch
-        from sentence_transformers import SentenceTransformer
 
         if precision not in ("auto", "fp32", "bf16"):
             raise ValueError(f"precision must be auto, fp32 or bf16, got {precision!r}")
         torch.set_num_threads(max(1, os.cpu_count() or 1))
-        self.model = SentenceTransformer(str(minilm_path()), device="cpu")
+        self.max_seq_length = max_seq_length
         if max_seq_length:
-            self.model.max_seq_length = max_seq_length
             self.name = (
                 f"{MiniLMEmbedder.name}-max{max_seq_length}"  # a different cache: vectors differ
             )
         self.batch_size = batch_size
         self.bf16 = precision == "bf16" or (precision == "auto" and has_amx())
-        if self.bf16:
-            self.model.to(torch.bfloat16)
+        self.device = "cpu"
+        self.model = self._load()
+        self.compiled = False
+        self._compile_tried = False
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Normalised vectors, encoded in batches without gradients."""
+    def _load(self) -> SentenceTransformer:
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(str(minilm_path()), device="cpu")
+        if self.max_seq_length:
+            model.max_seq_length = self.max_seq_length
+        if self.bf16:
+            model.to(torch.bfloat16)
+        return model.to(self.device)
+
+    def to(self, device: str) -> None:
+        """Move the model (e.g. to ``cuda`` in a GPU actor); before :meth:`compile`."""
+        self.device = device
+        self.model.to(device)
+
+    def compile(self) -> None:
+        """Compile the forward pass with ``torch.compile`` (inductor, frozen weights).
+
+        On 2 CPU cores with AMX this embeds ~1.5× more prompts per second (``bench_curate.py
+        --scenario embedding``) after ~15 s of compilation at the first call, with vectors equal
+        to the eager ones up to bfloat16 rounding (cosine ≥ 0.9998). Shapes are dynamic, so new
+        batch and sequence lengths do not recompile. If compilation fails (no C compiler, an
+        unsupported device), the first call warns and the model stays eager.
+        """
+        self.model.compile(dynamic=True)
+        self.compiled = True
+
+    def _frozen(self) -> ContextManager[Any]:
+        """Inductor's weight freezing (constant-folded, pre-packed weights), for compiled calls only."""
+        if not self.compiled:
+            return nullcontext()
+        import torch._inductor.config as inductor
+
+        return inductor.patch(freezing=True)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         import torch
 
-        with torch.inference_mode():
+        with torch.inference_mode(), self._frozen():
             vectors = self.model.encode(
                 texts, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=False
             )
         return _normalised(vectors.float().cpu().numpy())
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Normalised vectors, encoded in batches without gradients."""
+        if not self.compiled or self._compile_tried:
+            return self._encode(texts)
+        self._compile_tried = True
+        try:
+            return self._encode(texts)
+        except Exception as ex:  # compilation happens at this first call
+            warnings.warn(
+                f"torch.compile failed, embedding without it ({type(ex).__name__}: "
+                f"{str(ex).splitlines()[0] if str(ex) else ''})",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            self.model, self.compiled = self._load(), False
+            return self._encode(texts)
 
 
 class OpenAIEmbedder:
@@ -203,8 +290,10 @@ Parts = Iterator[tuple[list[str], np.ndarray]]
 """(keys, vectors) of embedded texts, in the pieces the cache stores as part files."""
 
 
-def embed_here(embedder: Embedder, pending: list[tuple[str, str]]) -> Parts:
+def embed_here(embedder: Embedder, pending: list[tuple[str, str]], compile: str = "off") -> Parts:
     """Embed (key, text) pairs in this process, ``PART_ROWS`` at a time."""
+    if isinstance(embedder, LocalModel) and wants_compile(compile, len(pending)):
+        embedder.compile()
     for start in range(0, len(pending), PART_ROWS):
         chunk = pending[start : start + PART_ROWS]
         yield [k for k, _ in chunk], embedder.embed([t for _, t in chunk])
@@ -215,11 +304,15 @@ def embed_texts(
     embedder: Embedder,
     cache_root: Path,
     compute: Callable[[list[tuple[str, str]]], Parts] | None = None,
+    compile: str = "off",
 ) -> np.ndarray:
     """(len(texts), dim) float32 vectors, computing only texts not in the cache.
 
     ``compute`` embeds the missing (key, text) pairs elsewhere (e.g. a pool of Ray actors);
-    each part it yields is cached at once, so an interrupted run keeps what was done.
+    each part it yields is cached at once, so an interrupted run keeps what was done. The
+    missing texts go out shortest first, so that each batch pads its texts to about the same
+    length (≈5% faster than batches of mixed lengths). ``compile`` (:data:`COMPILE_MODES`) says
+    when this process compiles the model.
     """
     cache = EmbeddingCache(cache_root, embedder.name)
     keys = [text_digest(t) for t in texts]
@@ -227,8 +320,8 @@ def embed_texts(
     for key, text in zip(keys, texts):
         if key not in cache.index and key not in todo:
             todo[key] = text
-    pending = list(todo.items())
-    parts = compute(pending) if compute else embed_here(embedder, pending)
+    pending = sorted(todo.items(), key=lambda item: len(item[1]))
+    parts = compute(pending) if compute else embed_here(embedder, pending, compile)
     with progress_bar(f"embed ({embedder.name})", total=len(pending), unit="prompt") as bar:
         for part_keys, vectors in parts:
             cache.add(part_keys, vectors)

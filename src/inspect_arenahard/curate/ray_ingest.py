@@ -11,9 +11,10 @@ as the local engine does.
 
 Ray Data's own readers are not used for the records: ``read_json`` parses with pyarrow, which
 rejects bare-string lines and a field whose type changes between records, and neither it nor
-``read_parquet`` keeps a record's line or row, which error messages need. A JSONL or JSON file is
-one part (it cannot be entered midway and keep its line numbers), so a single large JSONL file
-is read by one worker: shard it to spread it. A hub dataset is loaded by each worker from its
+``read_parquet`` keeps a record's line or row, which error messages need. An uncompressed JSONL
+file is cut at line starts every 64 MiB, after one read on the driver that counts the lines
+before each cut, so its pieces name their lines as the whole file does; a ``.jsonl.gz`` or a JSON
+array cannot be entered midway and is one part (shard it to spread it). A hub dataset is loaded by each worker from its
 node's Hugging Face cache (downloaded there on first use); on a cluster, ``save_to_disk`` it to
 shared storage, or give its Parquet files, to read it once.
 

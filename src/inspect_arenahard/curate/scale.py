@@ -31,7 +31,13 @@ import pandas as pd
 import pyarrow as pa
 
 from inspect_arenahard.curate.cache import Timer, text_digest
-from inspect_arenahard.curate.embed import Parts, embed_texts, get_embedder
+from inspect_arenahard.curate.embed import (
+    LocalModel,
+    Parts,
+    embed_texts,
+    get_embedder,
+    wants_compile,
+)
 from inspect_arenahard.curate.filters import (
     FilterLog,
     FilterOptions,
@@ -92,6 +98,13 @@ class ScaleOptions:
             "help": "local (one process) or ray (Ray Data: local Ray, or the cluster in RAY_ADDRESS)"
         },
     )
+    embed_compile: str = field(
+        default="auto",
+        metadata={
+            "help": "compile the embedding model with torch.compile (~15 s, then ~1.5x faster on CPU): "
+            "auto = when 20K or more prompts need embedding, on, off"
+        },
+    )
     umap_sample: int = field(
         default=200_000,
         metadata={
@@ -116,13 +129,18 @@ class ScaleOptions:
     )
 
     def checked_engine(self) -> str:
-        """The engine's name, once it is known to be one (a typo fails before any work)."""
+        """The engine's name, once it and the compile mode are known to be valid (a typo fails before any work)."""
         if self.engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+        wants_compile(self.embed_compile, 0)
         return self.engine
 
     def key_parts(self) -> dict[str, Any]:
-        """What changes the results (part of the step's cache key); placement options do not."""
+        """What changes the results (part of the step's cache key); placement and speed options do not.
+
+        Compiling the embedding model changes vectors only by bfloat16 rounding, as the CPU's
+        precision does, and embeddings are cached per model whichever way they were computed.
+        """
         self.checked_engine()
         return (
             {}
@@ -209,13 +227,18 @@ def _collect(tagged: pd.DataFrame, log: FilterLog) -> pd.DataFrame:
 class _EmbedActor:
     """One embedding model per Ray actor, loaded once and reused for every batch."""
 
-    def __init__(self, spec: str, max_seq_length: int | None, threads: float, gpus: float) -> None:
+    def __init__(
+        self, spec: str, max_seq_length: int | None, threads: float, gpus: float, compile: bool
+    ) -> None:
         import torch
 
         self.embedder = get_embedder(spec, max_seq_length=max_seq_length)
         torch.set_num_threads(max(1, int(threads)))  # the actor's CPUs, not the whole machine's
-        if gpus and hasattr(self.embedder, "model"):
-            self.embedder.model.to("cuda")
+        if isinstance(self.embedder, LocalModel):
+            if gpus:
+                self.embedder.to("cuda")
+            if compile:
+                self.embedder.compile()
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         return {
@@ -290,6 +313,7 @@ class RayEngine:
                 "max_seq_length": options.embed_max_tokens,
                 "threads": o.ray_actor_cpus,
                 "gpus": o.ray_actor_gpus,
+                "compile": wants_compile(o.embed_compile, len(pending)),
             },
             batch_size=o.ray_batch_size,
             batch_format="numpy",

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from inspect_arenahard.curate.cache import file_digest
 from inspect_arenahard.errors import MissingFileError
-from inspect_arenahard.jsonl import read_json, read_jsonl
+from inspect_arenahard.jsonl import line_starts, read_json, read_jsonl
 
 if TYPE_CHECKING:
     from inspect_arenahard.curate.ingest import IngestOptions
@@ -32,12 +32,16 @@ Located = tuple[str, Any]
 
 PART_ROWS = 50_000
 """Records per part when the Ray engine cuts a Parquet file (at row groups) or a dataset."""
+PART_BYTES = 64 << 20
+"""Bytes per part when the Ray engine cuts an uncompressed JSONL file (at line starts)."""
 
 
 @dataclass(frozen=True)
 class Part:
-    """A piece of a source that one reader opens on its own: a whole file, or the records
-    ``[start, stop)`` of a Parquet file (cut at row groups) or of a Hugging Face dataset.
+    """A piece of a source that one reader opens on its own: a whole file, the records
+    ``[start, stop)`` of a Parquet file (cut at row groups) or of a Hugging Face dataset, or the
+    lines that begin in bytes ``[start, stop)`` of an uncompressed JSONL file (cut at line
+    starts; ``line`` numbers the first, so errors name the line as in the whole file).
 
     The local engine reads a source's parts one after the other; the Ray engine hands them to its
     workers. ``reader`` is ``jsonl``, ``json``, ``parquet`` or ``hf`` (``path`` is then the
@@ -48,6 +52,7 @@ class Part:
     path: str
     start: int = 0
     stop: int | None = None
+    line: int = 1
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,9 @@ class Source:
     """A Hugging Face dataset, loaded once on the driver (workers load their own)."""
 
 
-def _jsonl(path: Path) -> Iterator[Located]:
-    for lineno, record in read_jsonl(path, objects=False):  # bare strings are prompts too
+def _jsonl(path: Path, start: int = 0, stop: int | None = None, line: int = 1) -> Iterator[Located]:
+    records = read_jsonl(path, objects=False, start=start, stop=stop, first_line=line)
+    for lineno, record in records:  # bare strings are prompts too
         yield f"{path}:{lineno}", record
 
 
@@ -167,7 +173,7 @@ def read_part(part: Part, options: IngestOptions, dataset: Any = None) -> Iterat
     """The records of one part, in order, each with where it is (file:line, file row N, ...)."""
     path = Path(part.path)
     if part.reader == "jsonl":
-        return _jsonl(path)
+        return _jsonl(path, part.start, part.stop, part.line)
     if part.reader == "json":
         return _json(path)
     if part.reader == "parquet":
@@ -177,10 +183,17 @@ def read_part(part: Part, options: IngestOptions, dataset: Any = None) -> Iterat
 
 def split_part(part: Part, dataset: Any = None, rows: int | None = None) -> list[Part]:
     """``part`` cut into pieces of about ``rows`` (default :data:`PART_ROWS`) records where the
-    format allows it: Parquet at row-group boundaries, a dataset at any row. A JSONL or JSON file
-    stays whole: its line numbers (in error messages) need every line before, and a ``.gz``
-    cannot be entered midway."""
+    format allows it: Parquet at row-group boundaries, a dataset at any row, an uncompressed
+    JSONL file at line starts every :data:`PART_BYTES` (one read of the file on the driver counts
+    the lines before each cut). A ``.jsonl.gz`` cannot be entered midway and a JSON array is one
+    value: both stay whole."""
     rows = rows or PART_ROWS
+    if part.reader == "jsonl" and not part.path.endswith(".gz"):
+        if Path(part.path).stat().st_size <= PART_BYTES:
+            return [part]
+        cuts = line_starts(part.path, PART_BYTES)
+        stops = [start for start, _ in cuts[1:]] + [None]
+        return [replace(part, start=s, stop=e, line=n) for (s, n), e in zip(cuts, stops)]
     if part.reader == "parquet":
         meta = pq.ParquetFile(part.path).metadata
         pieces, start, row = [], 0, 0
