@@ -66,23 +66,30 @@ PARALLEL = {"filters", "embed", "umap_transform"}
 
 
 class MemorySampler:
-    """Peak resident memory of this process and all its children (Ray's raylet, workers, actors)."""
+    """Peak memory of this process and all its children (Ray's raylet, workers, actors).
+
+    Summed as PSS (proportional set size: a page shared by k processes counts 1/k in each), so
+    Ray's shared-memory object store and the libraries every worker maps are counted once; the
+    RSS sum, which counts them once per process, is kept too (``peak_rss``).
+    """
 
     def __init__(self, every: float = 0.5) -> None:
-        self.samples: list[tuple[float, int]] = []
+        self.samples: list[tuple[float, int, int]] = []
         self.every, self.done = every, threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         me = psutil.Process()
         while not self.done.is_set():
-            total = 0
+            pss = rss = 0
             for proc in [me, *me.children(recursive=True)]:
                 try:
-                    total += proc.memory_info().rss
+                    info = proc.memory_full_info()
                 except psutil.Error:
-                    pass
-            self.samples.append((time.perf_counter(), total))
+                    continue
+                pss += getattr(info, "pss", info.rss)  # PSS where the OS reports it (Linux)
+                rss += info.rss
+            self.samples.append((time.perf_counter(), pss, rss))
             self.done.wait(self.every)
 
     def __enter__(self) -> "MemorySampler":
@@ -93,8 +100,8 @@ class MemorySampler:
         self.done.set()
         self.thread.join()
 
-    def peak_gib(self, start: float, end: float) -> float:
-        inside = [rss for t, rss in self.samples if start <= t <= end]
+    def peak_gib(self, start: float, end: float, rss: bool = False) -> float:
+        inside = [s[2 if rss else 1] for s in self.samples if start <= s[0] <= end]
         return round(max(inside, default=0) / 2**30, 2)
 
 
@@ -116,6 +123,7 @@ def run_cluster(work: Path, scale: dict, umap_sample: int | None = None) -> dict
         at += report["seconds"][stage]
     report["peak_gib"] = {stage: memory.peak_gib(*edges[stage]) for stage in STAGES}
     report["peak_gib"]["step"] = memory.peak_gib(started, time.perf_counter())
+    report["peak_rss_gib"] = memory.peak_gib(started, time.perf_counter(), rss=True)
     return report
 
 
@@ -159,6 +167,7 @@ def summary(report: dict) -> dict:
             "label_agreement",
             "seconds",
             "peak_gib",
+            "peak_rss_gib",
         )
     }
 

@@ -4,7 +4,6 @@ S3-compatible server (moto, on 127.0.0.1) rank exactly like the same logs in a l
 from __future__ import annotations
 
 import json
-import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from inspect_arenahard.cli import main
+from tests.helpers.s3 import moto_s3
 
 pytestmark = pytest.mark.shared_data
 
@@ -23,42 +23,27 @@ PREFIX = f"s3://{BUCKET}/arenahard"
 @pytest.fixture(scope="module")
 def s3_logs(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """A moto S3 server with three runs (one re-run of the same model) and one damaged file."""
-    from moto.server import ThreadedMotoServer
+    with moto_s3(BUCKET), pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        import boto3
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    env = {
-        "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
-    }  # fmt: skip
-    patch = pytest.MonkeyPatch()
-    for key, value in env.items():
-        patch.setenv(key, value)
-    patch.setenv("INSPECT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    import boto3
-
-    client = boto3.client("s3")
-    client.create_bucket(Bucket=BUCKET)
-    for quality in (
-        "good",
-        "good",
-        "poor",
-    ):  # as if from three machines; the second "good" is a re-run
-        cmd = [sys.executable, "-m", "inspect_ai", "eval", "tests/helpers/scripted_task.py", "-T", f"quality={quality}",
-               "--log-dir", PREFIX, "--display", "plain"]  # fmt: skip
-        result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
-        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    client.put_object(
-        Bucket=BUCKET, Key="arenahard/broken.eval", Body=b"a crashed upload, not a zip archive"
-    )
-    local = tmp_path_factory.mktemp("local")
-    for item in client.list_objects_v2(Bucket=BUCKET)["Contents"]:
-        client.download_file(BUCKET, item["Key"], str(local / Path(item["Key"]).name))
-    yield local
-    patch.undo()
-    server.stop()
+        client = boto3.client("s3")
+        for quality in (
+            "good",
+            "good",
+            "poor",
+        ):  # as if from three machines; the second is a re-run
+            cmd = [sys.executable, "-m", "inspect_ai", "eval", "tests/helpers/scripted_task.py", "-T", f"quality={quality}",
+                   "--log-dir", PREFIX, "--display", "plain"]  # fmt: skip
+            result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+            assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+        client.put_object(
+            Bucket=BUCKET, Key="arenahard/broken.eval", Body=b"a crashed upload, not a zip archive"
+        )
+        local = tmp_path_factory.mktemp("local")
+        for item in client.list_objects_v2(Bucket=BUCKET)["Contents"]:
+            client.download_file(BUCKET, item["Key"], str(local / Path(item["Key"]).name))
+        yield local
 
 
 def test_s3_prefix_ranks_like_the_local_folder(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, overload
 
 from inspect_arenahard.errors import UserError
+from inspect_arenahard.storage import is_remote, open_binary
 
 
 @overload
@@ -57,19 +58,21 @@ def read_jsonl(
     ``objects``: every record must be a JSON object (``False`` also lets through bare strings
     and other values, for prompt pools that hold them). ``start``/``stop``: only the lines that
     begin in these bytes of an uncompressed file (``start`` at a line's first byte, numbered
-    ``first_line``; see :func:`line_starts`), so that workers can read one file in pieces. A
-    missing file raises the ``FileNotFoundError`` of ``open``; a folder, a line that is not
-    JSON, or bytes that are not UTF-8 are a ``UserError`` naming the file and line.
+    ``first_line``; see :func:`line_starts`), so that workers can read one file in pieces.
+    ``path`` may be a store URL (``s3://…``). A missing file raises the ``FileNotFoundError`` of
+    ``open``; a folder, a line that is not JSON, or bytes that are not UTF-8 are a ``UserError``
+    naming the file and line.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise UserError(f"{path} is a folder; expected a JSONL file")
-    packed = path.suffix == ".gz"
+    if not is_remote(path):
+        path = Path(path)
+        if path.is_dir():
+            raise UserError(f"{path} is a folder; expected a JSONL file")
+    packed = str(path).endswith(".gz")
     if packed and (start or stop is not None):
         raise ValueError(f"{path}: a gzip file cannot be read from a byte offset")
     lineno = first_line - 1
     try:
-        with gzip.open(path, "rb") if packed else path.open("rb") as f:
+        with open_binary(path) as handle, gzip.open(handle, "rb") if packed else handle as f:
             f.seek(start)
             at = start
             for lineno, raw in enumerate(f, start=first_line):
@@ -101,7 +104,7 @@ def line_starts(path: str | Path, every: int, block: int = 1 << 24) -> list[tupl
     """
     cuts = [(0, 1)]
     pos, breaks, target = 0, 0, every
-    with Path(path).open("rb") as f:
+    with open_binary(path) as f:
         while chunk := f.read(block):
             end = pos + len(chunk)
             while target <= end:
@@ -117,10 +120,10 @@ def line_starts(path: str | Path, every: int, block: int = 1 << 24) -> list[tupl
 
 
 def read_json(path: str | Path) -> Any:
-    """The value of a whole JSON file; invalid JSON is a ``UserError`` naming the file and line
-    (a missing file raises the ``FileNotFoundError`` of ``open``)."""
-    path = Path(path)
+    """The value of a whole JSON file (local, or a store URL); invalid JSON is a ``UserError``
+    naming the file and line (a missing file raises the ``FileNotFoundError`` of ``open``)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        with open_binary(path) as f:
+            return json.loads(f.read().decode("utf-8"))
     except json.JSONDecodeError as ex:
         raise UserError(f"{path}: not valid JSON ({ex.msg} at line {ex.lineno})") from None

@@ -1,8 +1,9 @@
-"""Where logs live: local folders or any fsspec store Inspect writes to (``s3://``, ``gs://`` …).
+"""Where logs and prompt shards live: local folders or any fsspec store (``s3://``, ``gs://`` …).
 
 Big runs spread over many machines write into one bucket; every reader opens logs through these
-three functions so that ``s3://bucket/prefix`` reads exactly like a local folder (same fast
-``.eval`` reader, same de-duplication, same handling of damaged files).
+functions so that ``s3://bucket/prefix`` reads exactly like a local folder (same fast ``.eval``
+reader, same de-duplication, same handling of damaged files). Curation reads its shards through
+:func:`open_binary`, :func:`file_size` and :func:`filesystem` for the same reason.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 LOG_SUFFIXES = (".eval", ".json")
 
@@ -23,7 +24,8 @@ def is_remote(path: str | Path) -> bool:
     return "://" in text and not text.startswith("file://")
 
 
-def _filesystem(url: str) -> tuple[Any, str]:
+def filesystem(url: str) -> tuple[Any, str]:
+    """(fsspec filesystem, path inside it) of a store URL; a missing driver is named."""
     from fsspec.core import (
         url_to_fs,
     )  # comes with Inspect; the store's driver (s3fs, gcsfs) must be installed
@@ -48,7 +50,7 @@ def list_logs(path: str | Path) -> list[str]:
         if local.is_file():
             return [str(local)]
         raise FileNotFoundError(f"no such log file or folder: {local}")
-    fs, root = _filesystem(text)
+    fs, root = filesystem(text)
     fs.invalidate_cache()  # other machines may have written logs since this process last listed
     if fs.isfile(root):
         return [text]
@@ -64,7 +66,7 @@ def open_archive(path: str) -> Iterator[zipfile.ZipFile]:
         with zipfile.ZipFile(path.removeprefix("file://")) as archive:
             yield archive
         return
-    fs, root = _filesystem(path)
+    fs, root = filesystem(path)
     with fs.open(root, "rb") as handle, zipfile.ZipFile(handle) as archive:
         yield archive
 
@@ -77,3 +79,21 @@ def local_mtime(path: str) -> float:
         return os.path.getmtime(path.removeprefix("file://"))
     except OSError:
         return 0.0
+
+
+def open_binary(path: str | Path) -> BinaryIO:
+    """A local file or a store object, opened for reading bytes (remote: buffered range reads)."""
+    text = str(path)
+    if not is_remote(text):
+        return Path(text.removeprefix("file://")).open("rb")
+    fs, root = filesystem(text)
+    return cast(BinaryIO, fs.open(root, "rb"))
+
+
+def file_size(path: str | Path) -> int:
+    """Size in bytes of a local file or a store object."""
+    text = str(path)
+    if not is_remote(text):
+        return Path(text.removeprefix("file://")).stat().st_size
+    fs, root = filesystem(text)
+    return int(fs.size(root))

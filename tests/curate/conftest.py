@@ -10,7 +10,7 @@ from inspect_ai import eval
 
 from inspect_arenahard.curate.annotate import arenahard_annotate
 from inspect_arenahard.curate.work import Work
-from tests.helpers.curation import quality, sixty_questions
+from tests.helpers.curation import quality, real_records, sixty_questions, write_jsonl
 from tests.helpers.scripted import scripted_model
 from tests.helpers.shared_data import reads_shared_data
 
@@ -48,3 +48,19 @@ def curated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Work, Path]:
         )
     assert log.status == "success"
     return work, logs
+
+
+@pytest.fixture(scope="module")
+@reads_shared_data
+def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real prompts as four shards of three formats (Parquet in row groups of 200)."""
+    folder = tmp_path_factory.mktemp("shards") / "pool"
+    folder.mkdir()
+    records = real_records()
+    q = len(records) // 4
+    chunks = [records[:q], records[q : 2 * q], records[2 * q : 3 * q], records[3 * q :]]
+    pd.DataFrame(chunks[0]).to_parquet(folder / "part-0.parquet", row_group_size=200)
+    write_jsonl(folder / "part-1.jsonl", chunks[1])
+    write_jsonl(folder / "part-2.jsonl.gz", chunks[2])
+    pd.DataFrame(chunks[3]).to_parquet(folder / "part-3.parquet", row_group_size=200)
+    return folder

@@ -16,6 +16,7 @@ from inspect_arenahard.curate.embed import (
     embed_texts,
     get_embedder,
     minilm_path,
+    wants_compile,
 )
 from inspect_arenahard.data import load_questions
 from tests.helpers.shared_data import shared
@@ -52,6 +53,39 @@ def test_bfloat16_vectors_match_float32() -> None:
     assert cosines.min() > 0.999, cosines.min()
     with pytest.raises(ValueError, match="precision must be"):
         MiniLMEmbedder(precision="fp16")
+
+
+@pytest.mark.shared_data
+def test_compiled_model_gives_the_eager_vectors_and_falls_back_without_a_compiler() -> None:
+    """torch.compile (inductor, frozen weights) changes vectors only by rounding, on real prompts
+    of every length; with no working C++ compiler the first call warns and stays eager."""
+    import torch._inductor.config as inductor
+
+    prompts = [q.prompt for q in load_questions(shared("arena-hard-v0.1", "question.jsonl"))[:96]]
+    eager = MiniLMEmbedder(max_seq_length=128, batch_size=16)
+    expected = eager.embed(prompts)
+    compiled = MiniLMEmbedder(max_seq_length=128, batch_size=16)
+    compiled.compile()
+    vectors = compiled.embed(prompts)
+    assert compiled.compiled and (vectors * expected).sum(axis=1).min() > 0.999
+    one = compiled.embed(prompts[:1])  # a new batch shape: dynamic, no error
+    assert (one[0] @ expected[0]) > 0.999
+
+    broken = MiniLMEmbedder(max_seq_length=128, batch_size=16)
+    broken.compile()
+    with (
+        inductor.patch({"cpp.cxx": ("/nonexistent/c++",)}),
+        pytest.warns(RuntimeWarning, match="torch.compile failed, embedding without it"),
+    ):
+        fallback = broken.embed(prompts[:8])
+    assert not broken.compiled and (fallback * expected[:8]).sum(axis=1).min() > 0.999
+
+
+def test_compile_modes() -> None:
+    assert [wants_compile("auto", n) for n in (0, 19_999, 20_000)] == [False, False, True]
+    assert wants_compile("on", 1) and not wants_compile("off", 10**7)
+    with pytest.raises(ValueError, match="embed compile must be one of auto, on, off"):
+        wants_compile("yes", 1)
 
 
 class FakeEmbeddings:

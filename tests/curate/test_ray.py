@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from inspect_arenahard.cli import main
+from tests.helpers.curation import ingest_cli, write_jsonl
 from tests.helpers.shared_data import shared
 
 ray = pytest.importorskip("ray")
@@ -152,71 +153,6 @@ def test_resumes_after_interrupted_embedding(
     assert [r["id"] for r in resumed] == [
         r["id"] for r in read_jsonl(works["ray"] / "clusters.jsonl")
     ]
-
-
-def real_records() -> list[dict]:
-    """2,907 real prompts as conversation records: LMSYS-Chat (multi-turn, with a language),
-    catalog prompts (with their official topic) and WildChat-hard-ru (with its category)."""
-    records = []
-    for r in read_jsonl(POOLS / "lmsys_chat_1m_sample" / "lmsys_1000.jsonl"):
-        messages = [{"role": m["role"], "content": m["content"]} for m in r["conversation"]]
-        records.append(
-            {
-                "conversation_id": r["conversation_id"],
-                "conversation": messages,
-                "language": r["language"],
-                "category": None,
-            }
-        )
-    for group in json.loads(CATALOG.read_text(encoding="utf-8")):
-        for i, example in enumerate(group["examples"]):
-            records.append(
-                {
-                    "conversation_id": f"catalog-{group['id']}-{i}",
-                    "conversation": [{"role": "user", "content": example}],
-                    "language": None,
-                    "category": group["name"],
-                }
-            )
-    wildchat = POOLS / "wildchat_hard_ru" / "wildchat_hard_ru.json"
-    for r in json.loads(wildchat.read_text(encoding="utf-8")):
-        records.append(
-            {
-                "conversation_id": r["id"],
-                "conversation": [{"role": "user", "content": r["instruction"]}],
-                "language": "Russian",
-                "category": r["cat"],
-            }
-        )
-    return records
-
-
-def write_jsonl(path: Path, records: list[dict]) -> None:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "wt", encoding="utf-8") as f:
-        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-
-
-@pytest.fixture(scope="module")
-def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real prompts as four shards of three formats (Parquet in row groups of 200)."""
-    folder = tmp_path_factory.mktemp("shards") / "pool"
-    folder.mkdir()
-    records = real_records()
-    q = len(records) // 4
-    chunks = [records[:q], records[q : 2 * q], records[2 * q : 3 * q], records[3 * q :]]
-    pd.DataFrame(chunks[0]).to_parquet(folder / "part-0.parquet", row_group_size=200)
-    write_jsonl(folder / "part-1.jsonl", chunks[1])
-    write_jsonl(folder / "part-2.jsonl.gz", chunks[2])
-    pd.DataFrame(chunks[3]).to_parquet(folder / "part-3.parquet", row_group_size=200)
-    return folder
-
-
-def ingest_cli(work: Path, *sources: str | Path, engine: str = "local", limit: int = 0) -> int:
-    flags = [a for s in sources for a in ("--source", str(s))] + ["--engine", engine]
-    return main(
-        ["curate", "ingest", *flags, "--out", str(work), *(["--limit", str(limit)] * bool(limit))]
-    )
 
 
 def test_ingest_on_ray_writes_the_local_rows(

@@ -11,7 +11,7 @@ same files; what changes is where each stage runs:
   so an interrupted run resumes where it stopped;
 * near-duplicates: one approximate nearest-neighbour graph (pynndescent, see ``neighbours``);
 * UMAP is fitted on a seeded sample (``umap_sample`` prompts) and the other vectors are
-  transformed by parallel Ray tasks; HDBSCAN clusters the 5-dimensional vectors on the driver.
+  transformed by a pool of Ray actors; HDBSCAN clusters the 5-dimensional vectors on the driver.
 
 Ray is imported only here and only when the Ray engine is chosen; the local engine never loads it.
 """
@@ -247,9 +247,42 @@ class _EmbedActor:
         }
 
 
-def _transform(reducer: Any, vectors: np.ndarray) -> np.ndarray:
-    with quiet_umap():
-        return np.asarray(reducer.transform(vectors), dtype=np.float32)
+class _Transformer:
+    """One fitted UMAP per Ray actor, unpickled once and reused for every chunk it transforms."""
+
+    def __init__(self, reducer: Any) -> None:
+        self.reducer = reducer
+
+    def transform(self, vectors: np.ndarray) -> np.ndarray:
+        with quiet_umap():
+            return np.asarray(self.reducer.transform(vectors), dtype=np.float32)
+
+
+def _transform_in_parallel(reducer: Any, vectors: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """UMAP coordinates of ``vectors[rows]``, chunk by chunk, on one actor per CPU of the cluster.
+
+    Actors, not tasks: the fitted model (its training vectors and search index, ~1 GB for a 200K
+    sample) is unpickled once per actor instead of once per chunk, only as many chunks as there
+    are actors are in the object store at a time, and killing the actors at the end gives their
+    memory back before HDBSCAN runs.
+    """
+    import ray
+    from ray.util import ActorPool
+
+    chunks = [rows[i : i + TRANSFORM_ROWS] for i in range(0, len(rows), TRANSFORM_ROWS)]
+    cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+    size = max(1, min(len(chunks), int(cpus)))
+    model = ray.put(reducer)
+    actor_class: Any = ray.remote(num_cpus=1)(_Transformer)
+    actors = [actor_class.remote(model) for _ in range(size)]
+    try:
+        pool = ActorPool(actors)
+        done = pool.map(lambda actor, chunk: actor.transform.remote(vectors[chunk]), chunks)
+        return np.concatenate(list(done)) if chunks else np.empty((0, reducer.n_components))
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+        del model
 
 
 class RayEngine:
@@ -285,7 +318,7 @@ class RayEngine:
         return _collect(step2.to_pandas(), log)
 
     def embed(self, prompts: list[str], options: ClusterOptions, cache_root: Path) -> np.ndarray:
-        """Embeddings computed in parallel Ray tasks for the texts the cache lacks."""
+        """Embeddings computed by a pool of Ray actors for the texts the cache lacks."""
         embedder = get_embedder(
             options.embedder, max_seq_length=options.embed_max_tokens
         )  # here it only names the cache
@@ -328,8 +361,6 @@ class RayEngine:
         self, vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
     ) -> tuple[np.ndarray, np.ndarray]:
         """UMAP fitted on a seeded sample and applied to the rest in parallel; HDBSCAN on the result."""
-        import ray
-
         n, sample = len(vectors), self.options.umap_sample
         if not sample or n <= sample:
             return reduce_and_cluster(vectors, knn, options)  # the local engine's fit, exactly
@@ -341,13 +372,7 @@ class RayEngine:
         reduced = np.empty((n, options.n_components), dtype=np.float32)
         reduced[fitted] = reducer.embedding_
         rest = np.setdiff1d(np.arange(n), fitted)
-        transform = ray.remote(_transform)
-        shared = ray.put(reducer)
-        chunks = [rest[i : i + TRANSFORM_ROWS] for i in range(0, len(rest), TRANSFORM_ROWS)]
-        for rows, out in zip(
-            chunks, ray.get([transform.remote(shared, vectors[rows]) for rows in chunks])
-        ):
-            reduced[rows] = out
+        reduced[rest] = _transform_in_parallel(reducer, vectors, rest)
         self.seconds["umap_transform"] = timer.lap()
         labels = hdbscan_labels(reduced, options)
         self.seconds["hdbscan"] = timer.lap()

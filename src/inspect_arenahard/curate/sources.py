@@ -1,5 +1,9 @@
 """Reading ingest's sources: files, folders and globs of shards, saved and hub datasets.
 
+Files, folders and globs may also be in an object store (``s3://bucket/prefix/*.parquet``, or any
+fsspec URL whose driver is installed): they are listed and read through :mod:`..storage`, and
+their digest comes from the store's object metadata (size and version tag) instead of their bytes.
+
 A source is a list of parts (:class:`Part`), each opened on its own by :func:`read_part`, which
 yields every record with where it is (``file:line``, ``file row N``, ``dataset[i]``) for error
 messages. The local engine reads a source's parts one after the other; the Ray engine cuts them
@@ -11,7 +15,9 @@ from __future__ import annotations
 import glob
 import hashlib
 import itertools
+import posixpath
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
@@ -21,6 +27,7 @@ import pyarrow.parquet as pq
 from inspect_arenahard.curate.cache import file_digest
 from inspect_arenahard.errors import MissingFileError
 from inspect_arenahard.jsonl import line_starts, read_json, read_jsonl
+from inspect_arenahard.storage import file_size, filesystem, is_remote, open_binary
 
 if TYPE_CHECKING:
     from inspect_arenahard.curate.ingest import IngestOptions
@@ -71,7 +78,7 @@ class Source:
     """A Hugging Face dataset, loaded once on the driver (workers load their own)."""
 
 
-def _jsonl(path: Path, start: int = 0, stop: int | None = None, line: int = 1) -> Iterator[Located]:
+def _jsonl(path: str, start: int = 0, stop: int | None = None, line: int = 1) -> Iterator[Located]:
     records = read_jsonl(path, objects=False, start=start, stop=stop, first_line=line)
     for lineno, record in records:  # bare strings are prompts too
         yield f"{path}:{lineno}", record
@@ -83,7 +90,7 @@ def _is_group(record: Any) -> bool:
     )
 
 
-def _json(path: Path) -> Iterator[Located]:
+def _json(path: str) -> Iterator[Located]:
     data = read_json(path)
     if not isinstance(data, list):
         raise ValueError(
@@ -96,7 +103,7 @@ def _json(path: Path) -> Iterator[Located]:
             yield f"{path}[{index}]", record
 
 
-def _expand_groups(path: Path, groups: list[Any]) -> Iterator[Located]:
+def _expand_groups(path: str, groups: list[Any]) -> Iterator[Located]:
     """Topic groups ``{id, name, examples}`` → one record per example, labelled with the group name."""
     for g, group in enumerate(groups):
         if not _is_group(group):
@@ -111,9 +118,25 @@ def _expand_groups(path: Path, groups: list[Any]) -> Iterator[Located]:
             )
 
 
-def _parquet(path: Path, start: int = 0, stop: int | None = None) -> Iterator[Located]:
+@contextmanager
+def _parquet_file(path: str) -> Iterator[pq.ParquetFile]:
+    """A Parquet file, local (memory-mapped by pyarrow) or in a store (range reads)."""
+    if not is_remote(path):
+        yield pq.ParquetFile(path)
+        return
+    with open_binary(path) as handle:
+        yield pq.ParquetFile(handle)
+
+
+def _parquet(path: str, start: int = 0, stop: int | None = None) -> Iterator[Located]:
     """Rows of the row groups that begin in ``[start, stop)``, numbered from the file's first row."""
-    file = pq.ParquetFile(path)
+    with _parquet_file(path) as file:
+        yield from _parquet_rows(path, file, start, stop)
+
+
+def _parquet_rows(
+    path: str, file: pq.ParquetFile, start: int, stop: int | None
+) -> Iterator[Located]:
     groups, offsets, row = [], [], 0
     for g in range(file.metadata.num_row_groups):
         if row >= start and (stop is None or row < stop):
@@ -171,7 +194,7 @@ def _hf_rows(
 
 def read_part(part: Part, options: IngestOptions, dataset: Any = None) -> Iterator[Located]:
     """The records of one part, in order, each with where it is (file:line, file row N, ...)."""
-    path = Path(part.path)
+    path = part.path
     if part.reader == "jsonl":
         return _jsonl(path, part.start, part.stop, part.line)
     if part.reader == "json":
@@ -189,13 +212,14 @@ def split_part(part: Part, dataset: Any = None, rows: int | None = None) -> list
     value: both stay whole."""
     rows = rows or PART_ROWS
     if part.reader == "jsonl" and not part.path.endswith(".gz"):
-        if Path(part.path).stat().st_size <= PART_BYTES:
+        if file_size(part.path) <= PART_BYTES:
             return [part]
         cuts = line_starts(part.path, PART_BYTES)
         stops = [start for start, _ in cuts[1:]] + [None]
         return [replace(part, start=s, stop=e, line=n) for (s, n), e in zip(cuts, stops)]
     if part.reader == "parquet":
-        meta = pq.ParquetFile(part.path).metadata
+        with _parquet_file(part.path) as file:
+            meta = file.metadata
         pieces, start, row = [], 0, 0
         for g in range(meta.num_row_groups):
             row += meta.row_group(g).num_rows
@@ -209,8 +233,8 @@ def split_part(part: Part, dataset: Any = None, rows: int | None = None) -> list
     return [part]
 
 
-def _reader(path: Path) -> str | None:
-    suffixes = "".join(path.suffixes[-2:]).lower()
+def _reader(path: Path | str) -> str | None:
+    suffixes = "".join(Path(path).suffixes[-2:]).lower()
     if suffixes.endswith(FILE_SUFFIXES[:3]):
         return "jsonl"
     if suffixes.endswith(".json"):
@@ -223,7 +247,7 @@ def _reader(path: Path) -> str | None:
 _FILE_TYPES = ".jsonl, .jsonl.gz, .json or .parquet"
 
 
-def _shard_parts(files: list[Path], where: str) -> tuple[Part, ...]:
+def _shard_parts(files: list[Path] | list[str], where: str) -> tuple[Part, ...]:
     unknown = next((f for f in files if _reader(f) is None), None)
     if unknown is not None:
         raise ValueError(
@@ -270,6 +294,8 @@ def resolve_source(source: str, options: IngestOptions) -> Source:
     order of their sorted paths, as one source (ids must be unique across them).
     """
     given, location = split_name(source)
+    if is_remote(location):
+        return _remote_source(source, given, location)
     path = Path(location)
     if path.is_file():
         reader = _reader(path)
@@ -305,6 +331,43 @@ def resolve_source(source: str, options: IngestOptions) -> Source:
     name = given or (path.name if path.is_dir() else location)
     digest = fingerprint or f"{location}:{options.subset}:{options.split}"
     return Source(source, location, name, (Part("hf", location),), digest, dataset)
+
+
+def _remote_source(source: str, given: str | None, location: str) -> Source:
+    """A file, a folder of shards or a glob in an object store (``s3://bucket/prefix/*.parquet``)."""
+    fs, root = filesystem(location)
+    fs.invalidate_cache()  # shards may have been added since this process last listed
+    if glob.has_magic(root):
+        files = sorted(f for f in fs.glob(root) if fs.isfile(f))
+        if not files:
+            raise FileNotFoundError(f"no files match {location}")
+        base = root[: min(root.find(c) for c in "*?[" if c in root)]
+        name = posixpath.basename(posixpath.dirname(base) if not base.endswith("/") else base[:-1])
+    elif fs.isfile(root):
+        if _reader(root) is None:
+            raise ValueError(f"{location}: unsupported file type (expected {_FILE_TYPES})")
+        files, name = [root], posixpath.basename(root).split(".")[0]
+    elif fs.isdir(root):
+        files = sorted(
+            f
+            for f in fs.ls(root, detail=False)
+            if not posixpath.basename(f).startswith((".", "_")) and fs.isfile(f)
+        )
+        if any(posixpath.basename(f) in ("state.json", "dataset_dict.json") for f in files):
+            raise ValueError(
+                f"{location}: a dataset written by save_to_disk cannot be read from a store; "
+                "give its files (e.g. its Parquet export) or a local copy"
+            )
+        if not files:
+            raise ValueError(f"{location}: a folder with no data files ({_FILE_TYPES})")
+        name = posixpath.basename(root.rstrip("/"))
+    else:
+        raise FileNotFoundError(f"source not found: {location}")
+    urls = [fs.unstrip_protocol(f) for f in files]
+    h = hashlib.blake2b(digest_size=16)
+    for file in files:  # the store's metadata: a changed object has a new size or version tag
+        h.update(f"{posixpath.basename(file)}\0{fs.size(file)}\0{fs.checksum(file)}\n".encode())
+    return Source(source, location, given or name, _shard_parts(urls, location), h.hexdigest())
 
 
 def source_records(source: Source, options: IngestOptions) -> Iterator[Located]:
