@@ -10,9 +10,9 @@ Scenarios (each in a fresh work folder; the pools are those of ``bench_curate.py
 * ``umap``: sample-fit vs full UMAP on the synthetic pool (``--size``, the issue's 200K):
   the time of each and NMI between the two clusterings (same vectors, same neighbours).
 * ``scale``: the Ray engine from scratch on ``--size`` synthetic prompts (the issue's 1M), then the
-  local engine from scratch on the same pool (``--no-local`` skips it): wall time and peak memory
-  (driver + Ray processes) per stage, and a projection for N workers from the measured
-  per-stage throughput.
+  local engine on the same pool (``--local``: from scratch, from the Ray run's embeddings, not at
+  all, or only the local engine after a kept Ray run): wall time and peak memory (driver + Ray
+  processes) per stage, and a projection for N workers from the measured per-stage throughput.
 * ``ingest``: ``curate ingest`` of ``--size`` synthetic LMSYS-shaped records in ``--shards`` files
   (Parquet, JSONL, JSONL.gz in turn) with the local engine, then the Ray engine twice (its first
   dataset starts the workers; the second finds them running): records/s, peak memory, whether
@@ -37,7 +37,8 @@ Usage::
 
     python benchmarks/bench_curate_ray.py --scenario catalog [--umap-sample 5000]
     python benchmarks/bench_curate_ray.py --scenario umap --size 200000 --umap-sample 50000
-    python benchmarks/bench_curate_ray.py --scenario scale --size 1000000 [--no-local] [--out results.jsonl]
+    python benchmarks/bench_curate_ray.py --scenario scale --size 1000000 [--local own|reuse|none] [--keep DIR] [--out results.jsonl]
+    python benchmarks/bench_curate_ray.py --scenario scale --size 1000000 --local only --keep DIR   # after a kept Ray run
     python benchmarks/bench_curate_ray.py --scenario ingest --size 200000 [--shards 8] [--ray-cpus 2]
 """
 
@@ -232,8 +233,23 @@ def projection(
     }
 
 
-def scale_run(root: Path, size: int, umap_sample: int | None, ray: dict, with_local: bool) -> dict:
+def scale_run(
+    root: Path,
+    size: int,
+    umap_sample: int | None,
+    ray: dict,
+    local: str,
+) -> dict:
+    """The Ray engine from scratch; then the local engine (``local``: ``own`` embeds again,
+    ``reuse`` starts from the Ray run's embeddings so that only its other stages are timed,
+    ``only`` times just the local engine's stages after a Ray run kept in ``root``)."""
     ingested = ingest_pool(root / "ray", "synthetic", size)
+    if local == "only":
+        ray_report = json.loads((root / "ray" / "cluster_report.json").read_text(encoding="utf-8"))
+        return {"scenario": f"scale{size}", **ingested, "local": _local_run(root, "reuse")} | {
+            "nmi_between_engines": nmi_between(root / "local", root / "ray"),
+            "ray_seconds": ray_report["seconds"],
+        }
     ray_report = run_cluster(root / "ray", ray, umap_sample=umap_sample)
     ray_report["seconds"]["ingest"] = ingested["ingest_seconds"]
     ray_report["kept_before_near_dup"] = next(
@@ -249,14 +265,20 @@ def scale_run(root: Path, size: int, umap_sample: int | None, ray: dict, with_lo
             for to in (size, 1_000_000, 10_000_000)
         },
     }
-    if with_local:
-        (root / "local").mkdir()
-        shutil.copy(
-            root / "ray" / "ingested.parquet", root / "local"
-        )  # its own, empty embedding cache
-        result["local"] = summary(run_cluster(root / "local", {"engine": "local"}))
+    if local != "none":
+        result["local"] = _local_run(root, local)
         result["nmi_between_engines"] = nmi_between(root / "local", root / "ray")
     return result
+
+
+def _local_run(root: Path, embeddings: str) -> dict:
+    """The local engine on the Ray run's pool, with its own embedding cache or a copy of Ray's."""
+    shutil.rmtree(root / "local", ignore_errors=True)
+    (root / "local").mkdir()
+    shutil.copy(root / "ray" / "ingested.parquet", root / "local")
+    if embeddings != "own":
+        shutil.copytree(root / "ray" / "cache", root / "local" / "cache")
+    return summary(run_cluster(root / "local", {"engine": "local"})) | {"embeddings": embeddings}
 
 
 def sharded_pool(root: Path, size: int, shards: int) -> Path:
@@ -389,7 +411,14 @@ def main() -> None:
     parser.add_argument("--ray-actors", type=int, default=1)
     parser.add_argument("--ray-actor-cpus", type=float, default=2.0)
     parser.add_argument("--ray-batch-size", type=int, default=1024)
-    parser.add_argument("--no-local", action="store_true", help="scale: skip the local engine")
+    parser.add_argument(
+        "--local",
+        choices=["own", "reuse", "none", "only"],
+        default="own",
+        help="scale: the local engine after the Ray one, embedding again (own) or from the Ray "
+        "run's embeddings (reuse); none: skip it; only: just the local engine, after a Ray run "
+        "kept with --keep",
+    )
     parser.add_argument("--shards", type=int, default=8, help="ingest: files the pool is cut into")
     parser.add_argument("--ray-cpus", type=int, help="ingest: CPUs of the local Ray (default: all)")
     parser.add_argument("--out", type=Path, help="append the result (JSON line) here")
@@ -411,7 +440,7 @@ def main() -> None:
         if args.scenario == "ingest":
             result = ingest_run(Path(tmp), args.size, args.shards, args.ray_cpus)
         elif args.scenario == "scale":
-            result = scale_run(Path(tmp), args.size, args.umap_sample, ray, not args.no_local)
+            result = scale_run(Path(tmp), args.size, args.umap_sample, ray, args.local)
         else:
             size = args.size if args.scenario == "umap" else 0
             result = compare(Path(tmp), args.scenario, size, args.umap_sample, ray)
