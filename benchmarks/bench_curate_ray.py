@@ -18,8 +18,20 @@ Scenarios (each in a fresh work folder; the pools are those of ``bench_curate.py
   dataset starts the workers; the second finds them running): records/s, peak memory, whether
   the rows are the same, and the per-part work vs the driver's work measured apart.
 
-Measured on the 2-core dev machine (AMX, MiniLM in bfloat16) on 2026-11-23 while four other
-jobs shared it, so times are upper bounds; small sizes only (the 1M run is still to be made):
+Measured on the 2-core dev machine (AMX, MiniLM in bfloat16; the VM's speed varies by 15–20%
+between runs). 1M, 2026-11-24/25, idle machine, ``--ray-batch-size 4096``:
+
+* scale, 1M (858,346 kept, ~10,850 clusters): Ray 43.6 / 52.0 min in two runs (embed 1,603 /
+  1,981 s = 556 / 450 prompts/s compiled, neighbours 247 / 290 s, UMAP fit on 200K 498 / 563 s,
+  transform 90 / 97 s, HDBSCAN 85 / 90 s, filters 64 s, topics 22 / 24 s, ingest 8 s); peak
+  8.2 GiB PSS (8.7 GiB RSS sum) with the actor-pool transform, 12.0 GiB RSS sum with one task
+  per chunk. Projection: 1M in 52 / 34 / 25 / 21 / 18.5 / 17 min on 1 / 2 / 4 / 8 / 16 / 32
+  workers, 10M in 435 / 256 / 167 / 123 / 100 / 89 min.
+  Local engine on the same pool from Ray's embeddings (``--local only``): stopped after 50 min
+  still in UMAP's spectral initialisation (``eigsh`` on the largest of 1,364 graph components,
+  858,346 prompts), 12.3 GiB RSS — the full fit is not feasible at 1M on 2 cores.
+
+Earlier, 2026-11-23, while four other jobs shared the machine (times are upper bounds):
 
 * catalog: 16,311 records → 11,680 kept, 864 official topics. Default sample (above the pool):
   Ray = local exactly. Sample of 2,920: NMI vs official 0.58 (local 0.78), 0.62 between.

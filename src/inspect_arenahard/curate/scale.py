@@ -101,7 +101,7 @@ class ScaleOptions:
     embed_compile: str = field(
         default="auto",
         metadata={
-            "help": "compile the embedding model with torch.compile (~15 s, then ~1.5x faster on CPU): "
+            "help": "compile the embedding model with torch.compile (~15 s, then 1.2-1.5x faster on CPU): "
             "auto = when 20K or more prompts need embedding, on, off"
         },
     )
