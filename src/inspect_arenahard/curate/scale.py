@@ -18,6 +18,7 @@ Ray is imported only here and only when the Ray engine is chosen; the local engi
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -248,10 +249,13 @@ class _EmbedActor:
 
 
 class _Transformer:
-    """One fitted UMAP per Ray actor, unpickled once and reused for every chunk it transforms."""
+    """One fitted UMAP per Ray actor, copied once and reused for every chunk it transforms."""
 
     def __init__(self, reducer: Any) -> None:
-        self.reducer = reducer
+        # A private copy: Ray hands every actor zero-copy views of the same buffers, and actors
+        # transforming on those at once gave different coordinates from run to run (the
+        # kernels write into state they share); with a copy they equal an in-process transform.
+        self.reducer = copy.deepcopy(reducer)
 
     def transform(self, vectors: np.ndarray) -> np.ndarray:
         with quiet_umap():
@@ -262,9 +266,10 @@ def _transform_in_parallel(reducer: Any, vectors: np.ndarray, rows: np.ndarray) 
     """UMAP coordinates of ``vectors[rows]``, chunk by chunk, on one actor per CPU of the cluster.
 
     Actors, not tasks: the fitted model (its training vectors and search index, ~1 GB for a 200K
-    sample) is unpickled once per actor instead of once per chunk, only as many chunks as there
+    sample) is copied once per actor instead of once per chunk, only as many chunks as there
     are actors are in the object store at a time, and killing the actors at the end gives their
-    memory back before HDBSCAN runs.
+    memory back before HDBSCAN runs. Each chunk's coordinates are those of an in-process
+    ``transform`` of the same chunk, whatever actor runs it.
     """
     import ray
     from ray.util import ActorPool
