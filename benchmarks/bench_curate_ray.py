@@ -26,8 +26,9 @@ between runs). 1M, 2026-11-24/25, idle machine, ``--ray-batch-size 4096``:
   transform 90 / 97 s, HDBSCAN 85 / 90 s, filters 64 s, topics 22 / 24 s, ingest 8 s); peak
   8.2 GiB PSS (8.7 GiB RSS sum) with the actor-pool transform, 12.0 GiB RSS sum with one task
   per chunk; 9.3 GiB PSS (10.7 RSS sum) once each actor copies the model (same clusters on
-  rerun; before, NMI 0.89 between two runs from the same embeddings). Projection: 1M in 52 / 34 / 25 / 21 / 18.5 / 17 min on 1 / 2 / 4 / 8 / 16 / 32
-  workers, 10M in 435 / 256 / 167 / 123 / 100 / 89 min.
+  rerun; before, NMI 0.89 between two runs from the same embeddings). Projection: 1M in
+  52 / 34 / 25 / 21 / 18.5 / 17 min on 1 / 2 / 4 / 8 / 16 / 32 workers, 10M in
+  435 / 256 / 167 / 123 / 100 / 89 min.
   Local engine on the same pool from Ray's embeddings (``--local only``): stopped after 50 min
   still in UMAP's spectral initialisation (``eigsh`` on the largest of 1,364 graph components,
   858,346 prompts), 12.3 GiB RSS — the full fit is not feasible at 1M on 2 cores.

@@ -121,9 +121,8 @@ def test_parallel_transform_equals_one_process(
     coordinates that depended on what the other actor was doing: two runs differed (at 1M
     prompts, NMI 0.89 between the clusters of two runs from the same embeddings).
     """
-    from types import SimpleNamespace
-
     from inspect_arenahard.curate import scale
+    from inspect_arenahard.curate.cluster import ClusterOptions
     from inspect_arenahard.curate.reduce import quiet_umap, umap_reducer
 
     files = sorted((works["ray"] / "cache" / "embeddings").glob("*/*.vecs.npy"))
@@ -135,17 +134,17 @@ def test_parallel_transform_equals_one_process(
         [real + rng.normal(0, 0.02, real.shape).astype(np.float32) for _ in range(5)]
     )
     fitted, rest = np.arange(4500), np.arange(4500, len(vectors))
-    options = SimpleNamespace(n_neighbors=15, n_components=5, min_dist=0.0, seed=42)
     with quiet_umap():
-        reducer = umap_reducer(options).fit(vectors[fitted])  # type: ignore[arg-type]
+        reducer = umap_reducer(ClusterOptions()).fit(vectors[fitted])
     assert reducer._knn_search_index is not None
-    monkeypatch.setattr(scale, "TRANSFORM_ROWS", 500)
+    chunk = 500
+    monkeypatch.setattr(scale, "TRANSFORM_ROWS", chunk)
     on_ray = [scale._transform_in_parallel(reducer, vectors, rest) for _ in range(2)]
     with quiet_umap():
         here = np.concatenate(
-            [reducer.transform(vectors[rest[i : i + 500]]) for i in range(0, len(rest), 500)]
+            [reducer.transform(vectors[rest[i : i + chunk]]) for i in range(0, len(rest), chunk)]
         )
-    assert len(rest) > 2000
+    assert len(rest) > 4 * chunk
     np.testing.assert_array_equal(on_ray[0], here)
     np.testing.assert_array_equal(on_ray[1], here)
 

@@ -155,9 +155,9 @@ class MiniLMEmbedder:
         On 2 CPU cores with AMX this embeds 1.2–1.5× more prompts per second (1.2× on the
         4,096 prompts of ``bench_curate.py --scenario embedding``, ~1.5× over a 1M-prompt run)
         after ~15 s of compilation at the first call, with vectors equal to the eager ones up to
-        bfloat16 rounding (cosine ≥ 0.9998). Shapes are dynamic, so new
-        batch and sequence lengths do not recompile. If compilation fails (no C compiler, an
-        unsupported device), the first call warns and the model stays eager.
+        bfloat16 rounding (cosine ≥ 0.9998). Shapes are dynamic, so new batch and sequence
+        lengths do not recompile. If compilation fails (no C compiler, an unsupported device),
+        the first call warns and the model stays eager.
         """
         self.model.compile(dynamic=True)
         self.compiled = True
