@@ -151,8 +151,9 @@ def embedding_speed(work_dir: Path, embed_max_tokens: int | None, n: int = 4096)
 def child(scenario: str, work_dir: Path, embed_max_tokens: int | None, size: int) -> dict:
     if scenario == "embedding":
         return embedding_speed(work_dir, embed_max_tokens)
-    from inspect_arenahard.curate.cluster import ClusterOptions, cluster
+    from inspect_arenahard.curate.cluster import cluster
     from inspect_arenahard.curate.ingest import ingest
+    from inspect_arenahard.curate.step_options import ClusterOptions
     from inspect_arenahard.curate.work import Work
 
     start = time.perf_counter()

@@ -123,7 +123,7 @@ class MemorySampler:
 def run_cluster(work: Path, scale: dict, umap_sample: int | None = None) -> dict:
     """``cluster`` with the given engine; its report plus peak memory per stage."""
     from inspect_arenahard.curate.cluster import cluster
-    from inspect_arenahard.curate.scale import ScaleOptions
+    from inspect_arenahard.curate.step_options import ScaleOptions
     from inspect_arenahard.curate.work import Work
 
     options = ScaleOptions(
@@ -337,9 +337,9 @@ def driver_share(folder: Path) -> dict:
     the driver's work (ordering, duplicate ids, writing), measured apart in this process."""
     import pyarrow.parquet as pq
 
-    from inspect_arenahard.curate.ingest import IngestOptions
     from inspect_arenahard.curate.prompt_rows import SCHEMA, Sequencer, part_rows, source_fields
     from inspect_arenahard.curate.sources import resolve_source
+    from inspect_arenahard.curate.step_options import IngestOptions
 
     options = IngestOptions()
     source = resolve_source(str(folder), options)
@@ -365,7 +365,8 @@ def ingest_run(root: Path, size: int, shards: int, ray_cpus: int | None) -> dict
     import pyarrow.parquet as pq
 
     from inspect_arenahard.curate.ingest import ingest
-    from inspect_arenahard.curate.scale import ScaleOptions, connect
+    from inspect_arenahard.curate.scale import connect
+    from inspect_arenahard.curate.step_options import ScaleOptions
     from inspect_arenahard.curate.work import Work
 
     started = time.perf_counter()

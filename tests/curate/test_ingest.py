@@ -8,8 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from inspect_arenahard.curate.ingest import IngestOptions, ingest
-from inspect_arenahard.curate.prompt_rows import PRESETS, FieldMap, resolve_fields
+from inspect_arenahard.curate.ingest import ingest
+from inspect_arenahard.curate.prompt_rows import PRESETS, resolve_fields
+from inspect_arenahard.curate.step_options import FieldMap, IngestOptions
 from inspect_arenahard.curate.work import Work
 from tests.helpers.shared_data import shared
 

@@ -122,8 +122,8 @@ def test_parallel_transform_equals_one_process(
     prompts, NMI 0.89 between the clusters of two runs from the same embeddings).
     """
     from inspect_arenahard.curate import scale
-    from inspect_arenahard.curate.cluster import ClusterOptions
     from inspect_arenahard.curate.reduce import quiet_umap, umap_reducer
+    from inspect_arenahard.curate.step_options import ClusterOptions
 
     files = sorted((works["ray"] / "cache" / "embeddings").glob("*/*.vecs.npy"))
     real = np.concatenate([np.load(f) for f in files])
@@ -324,7 +324,7 @@ def test_local_engine_never_imports_ray(tmp_path: Path) -> None:
 
 def test_unknown_engine_is_named(tmp_path: Path) -> None:
     from inspect_arenahard.curate.ingest import ingest
-    from inspect_arenahard.curate.scale import ScaleOptions
+    from inspect_arenahard.curate.step_options import ScaleOptions
     from inspect_arenahard.curate.work import Work
 
     with pytest.raises(ValueError, match="engine must be one of local, ray, got 'spark'"):

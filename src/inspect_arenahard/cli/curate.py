@@ -21,8 +21,8 @@ def _print(report: dict[str, Any]) -> int:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    from inspect_arenahard.curate.ingest import IngestOptions, ingest
-    from inspect_arenahard.curate.scale import ScaleOptions
+    from inspect_arenahard.curate.ingest import ingest
+    from inspect_arenahard.curate.step_options import IngestOptions, ScaleOptions
     from inspect_arenahard.curate.work import Work
 
     work, options = Work.at(args.out, create=True), from_args(IngestOptions, args)
@@ -30,9 +30,9 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _cluster(args: argparse.Namespace) -> int:
-    from inspect_arenahard.curate.cluster import ClusterOptions, cluster
+    from inspect_arenahard.curate.cluster import cluster
     from inspect_arenahard.curate.filters import FilterOptions
-    from inspect_arenahard.curate.scale import ScaleOptions
+    from inspect_arenahard.curate.step_options import ClusterOptions, ScaleOptions
     from inspect_arenahard.curate.work import Work
 
     options = from_args(FilterOptions, args), from_args(ClusterOptions, args)
@@ -77,11 +77,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    from inspect_arenahard.curate.cluster import ClusterOptions
     from inspect_arenahard.curate.filters import FilterOptions
-    from inspect_arenahard.curate.ingest import IngestOptions
-    from inspect_arenahard.curate.scale import ScaleOptions
     from inspect_arenahard.curate.selection import SelectOptions
+    from inspect_arenahard.curate.step_options import ClusterOptions, IngestOptions, ScaleOptions
 
     parser = subparsers.add_parser(
         "curate", help="build a hard, diverse benchmark from crowdsourced prompts (BenchBuilder)"

@@ -109,9 +109,12 @@ def flags(criteria: list[int]) -> dict[str, bool]:
 
 def load_pool(path: str | Path, sample: int | None = None, seed: int = 0) -> list[Sample]:
     """Samples (id, prompt = first user turn) from any file ``curate ingest`` reads; ids kept as-is."""
-    from inspect_arenahard.curate.ingest import IngestOptions  # pyarrow: load lazily
-    from inspect_arenahard.curate.prompt_rows import FieldMap, normalise
+    from inspect_arenahard.curate.prompt_rows import normalise
     from inspect_arenahard.curate.sources import open_source
+    from inspect_arenahard.curate.step_options import (
+        FieldMap,
+        IngestOptions,  # pyarrow: load lazily
+    )
 
     source = str(path)
     if not Path(source).is_file():

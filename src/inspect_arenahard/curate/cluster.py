@@ -14,7 +14,7 @@ Ray (``--engine ray``, :mod:`.scale`); the step, its outputs and its cache are t
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -31,48 +31,10 @@ from inspect_arenahard.curate.filters import (
     near_duplicates,
 )
 from inspect_arenahard.curate.reduce import reduce_and_cluster
-from inspect_arenahard.curate.scale import Engine, RayEngine, ScaleOptions
+from inspect_arenahard.curate.scale import Engine, RayEngine
+from inspect_arenahard.curate.step_options import OUTLIER_MODES, ClusterOptions, ScaleOptions
 from inspect_arenahard.curate.topics import OUTLIER, topic_names
 from inspect_arenahard.curate.work import Work
-
-OUTLIER_MODES = ("keep", "reassign")
-
-
-@dataclass
-class ClusterOptions:
-    """How ``curate cluster`` embeds, reduces and clusters (CLI flags and config keys)."""
-
-    min_cluster_size: int = field(default=10, metadata={"help": "HDBSCAN's smallest cluster"})
-    n_neighbors: int = field(default=15, metadata={"help": "UMAP neighbours"})
-    n_components: int = field(default=5, metadata={"help": "UMAP dimensions"})
-    min_dist: float = field(default=0.0, metadata={"help": "UMAP min_dist"})
-    seed: int = field(
-        default=42, metadata={"help": "random seed (neighbour search, UMAP, topic examples)"}
-    )
-    outliers: str = field(
-        default="keep",
-        metadata={"help": "keep outliers as cluster -1, or reassign them to the nearest cluster"},
-    )
-    embedder: str = field(
-        default="minilm", metadata={"help": "minilm (offline) or openai[:<model>]"}
-    )
-    embed_max_tokens: int | None = field(
-        default=128,
-        metadata={
-            "help": "truncate prompts to this many tokens when embedding; all-MiniLM-L6-v2 was fine-tuned on "
-            "128-token inputs (NMI 0.895 vs 0.897 at its 256 limit on the Arena catalog, twice as fast); 0 = the model's limit"
-        },
-    )
-    namer: str = field(
-        default="keywords",
-        metadata={
-            "help": "topic names: 'keywords' (c-TF-IDF) or an Inspect model, e.g. openai/gpt-4o-mini"
-        },
-    )
-    topic_examples: int = field(
-        default=10, metadata={"help": "example prompts shown to an LLM topic namer"}
-    )
-
 
 EXACT_LIMIT = 30_000
 """Up to this many prompts, neighbours are found exactly (blocked dot products, no JIT warm-up);

@@ -27,12 +27,12 @@ from typing import Any, Callable
 import yaml
 
 from inspect_arenahard.curate.cache import file_digest
-from inspect_arenahard.curate.cluster import ClusterOptions, cluster
+from inspect_arenahard.curate.cluster import cluster
 from inspect_arenahard.curate.curation_report import report
 from inspect_arenahard.curate.filters import FilterOptions
-from inspect_arenahard.curate.ingest import IngestOptions, ingest
-from inspect_arenahard.curate.scale import ScaleOptions
+from inspect_arenahard.curate.ingest import ingest
 from inspect_arenahard.curate.selection import SelectOptions, select
+from inspect_arenahard.curate.step_options import ClusterOptions, IngestOptions, ScaleOptions
 from inspect_arenahard.curate.work import Work
 from inspect_arenahard.typed_options import from_mapping
 

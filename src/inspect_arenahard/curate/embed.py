@@ -29,6 +29,7 @@ from typing import (
 import numpy as np
 
 from inspect_arenahard.curate.cache import progress_bar, text_digest
+from inspect_arenahard.curate.step_options import COMPILE_MODES
 
 if TYPE_CHECKING:
     from openai import OpenAI
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 EMBEDDERS = ("minilm", "openai")
 PART_ROWS = 4096
-COMPILE_MODES = ("auto", "on", "off")
 COMPILE_FROM = 20_000
 """``auto`` compiles the model from this many texts to embed: compilation costs ~15 s and saves
 ~1 ms per prompt on 2 CPU cores, so it pays for itself from ~15K prompts."""

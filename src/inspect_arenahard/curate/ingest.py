@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 import pyarrow as pa
@@ -38,55 +37,17 @@ from inspect_arenahard.curate.cache import (
 from inspect_arenahard.curate.prompt_rows import (
     BATCH_ROWS,
     SCHEMA,
-    FieldMap,
     PartRows,
     Sequencer,
     part_rows,
     source_fields,
 )
 from inspect_arenahard.curate.sources import Source, resolve_source
+from inspect_arenahard.curate.step_options import FieldMap, IngestOptions
 from inspect_arenahard.curate.work import Work
 
 if TYPE_CHECKING:
-    from inspect_arenahard.curate.scale import ScaleOptions
-
-
-@dataclass
-class IngestOptions:
-    """How to read the sources (the same for every source of one run)."""
-
-    split: str = field(default="train", metadata={"help": "split of a Hugging Face dataset"})
-    subset: str | None = field(
-        default=None, metadata={"help": "configuration name of a Hugging Face dataset"}
-    )
-    id_field: str | None = field(
-        default=None, metadata={"help": "record field with the source id (default: detected)"}
-    )
-    text_field: str | None = field(
-        default=None, metadata={"help": "record field with the prompt text"}
-    )
-    turns_field: str | None = field(
-        default=None, metadata={"help": "record field with a list of user turns"}
-    )
-    conversation_field: str | None = field(
-        default=None, metadata={"help": "record field with a [{role, content}] conversation"}
-    )
-    label_field: str | None = field(
-        default=None, metadata={"help": "record field with a topic/category label"}
-    )
-    limit: int | None = field(
-        default=None, metadata={"help": "read at most this many records per source"}
-    )
-
-    def explicit(self) -> FieldMap:
-        """The field names given on the command line (unset ones are detected or preset)."""
-        return FieldMap(
-            id=self.id_field,
-            text=self.text_field,
-            turns=self.turns_field,
-            conversation=self.conversation_field,
-            label=self.label_field,
-        )
+    from inspect_arenahard.curate.step_options import ScaleOptions
 
 
 # --------------------------------------------------------------------------- the step

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import pickle
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Generator, Iterator
 
 import numpy as np
@@ -19,10 +19,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspect_arenahard.curate.sources import Located, Part, Source, read_part, source_records
+from inspect_arenahard.curate.step_options import FieldMap
 from inspect_arenahard.errors import is_user_error
 
 if TYPE_CHECKING:
-    from inspect_arenahard.curate.ingest import IngestOptions
+    from inspect_arenahard.curate.step_options import IngestOptions
 
 SCHEMA = pa.schema(
     [
@@ -43,18 +44,6 @@ LABEL_FIELDS = ("label", "topic", "cluster", "category", "cat")
 LANGUAGE_FIELDS = ("language", "lang")
 USER_ROLES = ("user", "human")
 BATCH_ROWS = 50_000
-
-
-@dataclass(frozen=True)
-class FieldMap:
-    """Which record fields hold the id, the prompt (one of text/turns/conversation), label, language."""
-
-    id: str | None = None
-    text: str | None = None
-    turns: str | None = None
-    conversation: str | None = None
-    label: str | None = None
-    language: str | None = None
 
 
 PRESETS: dict[str, FieldMap] = {

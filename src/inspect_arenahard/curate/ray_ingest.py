@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from inspect_arenahard.curate.prompt_rows import FieldMap, PartRows, part_rows
-from inspect_arenahard.curate.scale import ScaleOptions, connect
+from inspect_arenahard.curate.prompt_rows import PartRows, part_rows
+from inspect_arenahard.curate.scale import connect
 from inspect_arenahard.curate.sources import Part, Source, split_part
+from inspect_arenahard.curate.step_options import FieldMap, ScaleOptions
 
 if TYPE_CHECKING:
-    from inspect_arenahard.curate.ingest import IngestOptions
+    from inspect_arenahard.curate.step_options import IngestOptions
 
 Plan = list[tuple[int, Part, FieldMap]]
 """(source index, part, the source's field map) per block of the Ray dataset."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import numpy as np
 
 if TYPE_CHECKING:
-    from inspect_arenahard.curate.cluster import ClusterOptions
+    from inspect_arenahard.curate.step_options import ClusterOptions
 
 
 def umap_reducer(options: ClusterOptions, knn: tuple[np.ndarray, np.ndarray] | None = None) -> Any:

@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -53,12 +52,12 @@ from inspect_arenahard.curate.reduce import (
     reduce_and_cluster,
     umap_reducer,
 )
+from inspect_arenahard.curate.step_options import ScaleOptions
 from inspect_arenahard.curate.work import Work
 
 if TYPE_CHECKING:
-    from inspect_arenahard.curate.cluster import ClusterOptions
+    from inspect_arenahard.curate.step_options import ClusterOptions
 
-ENGINES = ("local", "ray")
 TRANSFORM_ROWS = 20_000
 """Vectors per parallel UMAP ``transform`` task."""
 
@@ -87,67 +86,6 @@ class Engine(Protocol):
     def close(self) -> None:
         """Release what the engine started (e.g. a local Ray instance)."""
         ...
-
-
-@dataclass
-class ScaleOptions:
-    """Which engine runs ``curate cluster`` and how it splits the work."""
-
-    engine: str = field(
-        default="local",
-        metadata={
-            "help": "local (one process) or ray (Ray Data: local Ray, or the cluster in RAY_ADDRESS)"
-        },
-    )
-    embed_compile: str = field(
-        default="auto",
-        metadata={
-            "help": "compile the embedding model with torch.compile (~15 s, then 1.2-1.5x faster on CPU): "
-            "auto = when 20K or more prompts need embedding, on, off"
-        },
-    )
-    umap_sample: int = field(
-        default=200_000,
-        metadata={
-            "help": "ray: fit UMAP on this many seeded prompts and transform the rest in parallel; 0 = fit on all"
-        },
-    )
-    ray_actors: int = field(
-        default=1, metadata={"help": "ray: embedding actors (each loads the model once)"}
-    )
-    ray_batch_size: int = field(
-        default=1024, metadata={"help": "ray: prompts per embedding batch sent to an actor"}
-    )
-    ray_actor_cpus: float = field(default=1.0, metadata={"help": "ray: CPUs per embedding actor"})
-    ray_actor_gpus: float = field(
-        default=0.0, metadata={"help": "ray: GPUs per embedding actor (0 = CPU actors)"}
-    )
-    ray_cpus: int | None = field(
-        default=None,
-        metadata={
-            "help": "ray: CPUs of a local Ray started here, None = all (ignored with RAY_ADDRESS)"
-        },
-    )
-
-    def checked_engine(self) -> str:
-        """The engine's name, once it and the compile mode are known to be valid (a typo fails before any work)."""
-        if self.engine not in ENGINES:
-            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
-        wants_compile(self.embed_compile, 0)
-        return self.engine
-
-    def key_parts(self) -> dict[str, Any]:
-        """What changes the results (part of the step's cache key); placement and speed options do not.
-
-        Compiling the embedding model changes vectors only by bfloat16 rounding, as the CPU's
-        precision does, and embeddings are cached per model whichever way they were computed.
-        """
-        self.checked_engine()
-        return (
-            {}
-            if self.engine == "local"
-            else {"engine": self.engine, "umap_sample": self.umap_sample}
-        )
 
 
 def connect(num_cpus: int | None = None) -> bool:

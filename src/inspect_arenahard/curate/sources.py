@@ -30,7 +30,7 @@ from inspect_arenahard.jsonl import line_starts, read_json, read_jsonl
 from inspect_arenahard.storage import file_size, filesystem, is_remote, open_binary
 
 if TYPE_CHECKING:
-    from inspect_arenahard.curate.ingest import IngestOptions
+    from inspect_arenahard.curate.step_options import IngestOptions
 
 FILE_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".json", ".parquet")
 
