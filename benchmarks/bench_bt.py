@@ -32,7 +32,7 @@ from sklearn.linear_model import LogisticRegression
 
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.leaderboard import leaderboard
-from inspect_arenahard.verdicts import LABELS
+from inspect_arenahard.stats.verdict_points import LABELS
 
 BASELINE = "baseline-model"
 

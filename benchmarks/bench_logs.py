@@ -25,7 +25,7 @@ from inspect_arenahard.data import load_answers, load_questions
 from inspect_arenahard.importer import _eval_log, _sample, _Source
 from inspect_arenahard.judging import Game
 from inspect_arenahard.logs import read_games
-from inspect_arenahard.verdicts import LABELS
+from inspect_arenahard.stats.verdict_points import LABELS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "arena-hard-v0.1"
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_arenahard.verdicts import (
+from inspect_arenahard.stats.verdict_points import (
     LABELS,
     normalize_label,
     outcome_for,
-    parse_verdict,
     weighted_points,
 )
+from inspect_arenahard.verdicts import parse_verdict
 
 
 @pytest.mark.parametrize("label", LABELS)

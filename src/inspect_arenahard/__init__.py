@@ -8,7 +8,6 @@ without pulling in Inspect.
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr__`` imports on use
@@ -23,9 +22,6 @@ if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr_
 
 __version__ = "0.1.0"
 
-LAUNCH_DIR = Path.cwd()
-"""The directory the command was started in. Inspect loads this plugin at start-up, before it
-changes into a task file's folder, so relative task arguments resolve against what the user typed."""
 
 # The ``scaleeval`` task is not among them: the name belongs to the subpackage (Python rebinds the
 # package attribute when the subpackage loads). Import it from ``inspect_arenahard.scaleeval.task``.

@@ -23,7 +23,7 @@ import numpy as np
 
 from inspect_arenahard.records import GameRecord
 from inspect_arenahard.stats.battles import STYLE_COLUMNS, from_games, style_vector
-from inspect_arenahard.verdicts import STRONG_WEIGHT, weighted_points
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -41,8 +41,9 @@ from inspect_arenahard.judging import (
     role_models,
 )
 from inspect_arenahard.stats.agreement import judge_agreement
+from inspect_arenahard.stats.verdict_points import LABELS
 from inspect_arenahard.templates import config, template
-from inspect_arenahard.verdicts import LABELS, parse_verdict
+from inspect_arenahard.verdicts import parse_verdict
 
 COMMITTEE = "committee"
 """Judge name of the committee's games in the ``pairwise_judge`` contract, and its model role."""

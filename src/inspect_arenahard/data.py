@@ -20,12 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_arenahard import LAUNCH_DIR
 from inspect_arenahard.errors import MissingFileError, UserError
 from inspect_arenahard.jsonl import read_jsonl
 from inspect_arenahard.style import StyleFeatures
 from inspect_arenahard.templates import config
 from inspect_arenahard.version_config import version_config
+
+LAUNCH_DIR = Path.cwd()
+"""The directory the command was started in. Inspect loads this plugin (and so this module, through
+the task) at start-up, before it changes into a task file's folder, so relative task arguments
+resolve against what the user typed."""
 
 
 @dataclass(frozen=True)

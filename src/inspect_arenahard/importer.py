@@ -48,9 +48,9 @@ from inspect_ai.scorer import Score
 from inspect_arenahard.data import Question, StoredAnswer, load_answers, load_questions
 from inspect_arenahard.jsonl import read_jsonl
 from inspect_arenahard.judging import Game, explain, score_games
+from inspect_arenahard.stats.verdict_points import normalize_label
 from inspect_arenahard.style import style_features
 from inspect_arenahard.task import baseline_for
-from inspect_arenahard.verdicts import normalize_label
 from inspect_arenahard.version_config import version_config
 
 _ANSWER_IN = {

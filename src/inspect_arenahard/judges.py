@@ -43,9 +43,9 @@ from inspect_arenahard.judging import (
     score_games,
 )
 from inspect_arenahard.solve import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 from inspect_arenahard.style import style_features
 from inspect_arenahard.templates import template
-from inspect_arenahard.verdicts import STRONG_WEIGHT
 from inspect_arenahard.version_config import JudgeDefaults, VersionConfig
 
 

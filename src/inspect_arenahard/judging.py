@@ -25,8 +25,9 @@ from inspect_ai.model import (
     model_roles,
 )
 
+from inspect_arenahard.stats.verdict_points import LABELS, Position, weighted_points
 from inspect_arenahard.templates import template
-from inspect_arenahard.verdicts import LABELS, Position, parse_verdict, weighted_points
+from inspect_arenahard.verdicts import parse_verdict
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence, TypedDict, cast
 
-from inspect_arenahard.verdicts import LABELS, Position, normalize_label
+from inspect_arenahard.stats.verdict_points import LABELS, Position, normalize_label
 
 
 class _RecordCore(TypedDict):
@@ -28,7 +28,7 @@ class _RecordCore(TypedDict):
     """1: baseline shown as A; 2: positions swapped (battles have game 1 only)."""
     model_position: Position
     label: str | None
-    """A verdict label about A vs B (:data:`inspect_arenahard.verdicts.LABELS`, or a mirrored
+    """A verdict label about A vs B (:data:`inspect_arenahard.stats.verdict_points.LABELS`, or a mirrored
     spelling); None when unparsed."""
 
 

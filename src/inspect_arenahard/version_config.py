@@ -19,9 +19,9 @@ from typing import Any, TypeVar
 import yaml
 
 from inspect_arenahard.errors import UserError
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 from inspect_arenahard.templates import data_dir
 from inspect_arenahard.typed_options import DataclassInstance, from_mapping
-from inspect_arenahard.verdicts import STRONG_WEIGHT
 
 T = TypeVar("T", bound=DataclassInstance)
 

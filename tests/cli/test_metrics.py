@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inspect_arenahard import score_tables
 from inspect_arenahard.cli import main
 from inspect_arenahard.stats import judge_bias as jb
 from inspect_arenahard.stats import power as pw
 from inspect_arenahard.stats import quality as q
+from inspect_arenahard.stats.score_tables import DEFAULT_CI
 from tests.helpers.shared_data import shared
 
 MODELS = {
@@ -311,7 +311,7 @@ def test_confidence_argument():
     with pytest.raises(Exception, match="must be a confidence level"):
         confidence("0")
     assert q.z_value(confidence("90")) == pytest.approx(1.6448536269514722)
-    assert score_tables.DEFAULT_CI == 0.95
+    assert DEFAULT_CI == 0.95
 
 
 def printed_rows(text: str, title: str) -> list[list[str]]:

@@ -15,8 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inspect_arenahard import score_tables
+from inspect_arenahard.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats import quality as q
+from inspect_arenahard.stats.score_tables import (
+    ModelEntry,
+    ScoreTable,
+    align_models,
+    interval_scores,
+)
 from tests.helpers.shared_data import shared
 
 
@@ -207,14 +213,12 @@ def test_mismatched_sides_is_an_error():
 # ---------------------------------------------------------------- random vs brute force
 
 
-def sampled_table(
-    source, centres, spreads, size, rng, round_points=None
-) -> score_tables.ScoreTable:
+def sampled_table(source, centres, spreads, size, rng, round_points=None) -> ScoreTable:
     points = centres if round_points is None else np.round(centres, round_points)
-    return score_tables.ScoreTable(
+    return ScoreTable(
         source,
         {
-            f"m{k}": score_tables.ModelEntry(f"m{k}", float(p), samples=rng.normal(c, s, size))
+            f"m{k}": ModelEntry(f"m{k}", float(p), samples=rng.normal(c, s, size))
             for k, (c, s, p) in enumerate(zip(centres, spreads, points))
         },
     )
@@ -230,8 +234,8 @@ def test_random_tables_match_brute_force(seed):
         "ref", centres + rng.normal(0, 2, n), np.ones(n), 40, rng, round_points=0 if seed % 2 else 3
     )
     for ci in (0.95, 0.8):
-        b = score_tables.interval_scores(bench, bench.models, ci)
-        r = score_tables.interval_scores(ref, ref.models, ci)
+        b = interval_scores(bench, bench.models, ci)
+        r = interval_scores(ref, ref.models, ci)
         for k, model in enumerate(bench.models):
             lo, hi = np.percentile(bench.entries[model].samples, [50 - ci * 50, 50 + ci * 50])
             assert (b.lower[k], b.upper[k]) == pytest.approx((lo, hi))
@@ -243,16 +247,16 @@ def test_random_tables_match_brute_force(seed):
 
 
 def _notebook_pair(notebook: Path, reference: Path, only_mapped: bool, ci: float = 0.95):
-    bench = score_tables.load_score_table(notebook / "bootstrap_stats_arena_hard.jsonl")
-    ref = score_tables.load_score_table(reference)
-    alignment = score_tables.align_models(
+    bench = load_score_table(notebook / "bootstrap_stats_arena_hard.jsonl")
+    ref = load_score_table(reference)
+    alignment = align_models(
         bench.models,
         ref.models,
-        score_tables.load_name_map(notebook / "arena_to_arena_hard.json"),
+        load_name_map(notebook / "arena_to_arena_hard.json"),
         only_mapped,
     )
-    b = score_tables.interval_scores(bench, [x for x, _ in alignment.pairs], ci)
-    r = score_tables.interval_scores(ref, [y for _, y in alignment.pairs], ci)
+    b = interval_scores(bench, [x for x, _ in alignment.pairs], ci)
+    r = interval_scores(ref, [y for _, y in alignment.pairs], ci)
     return alignment, b, r
 
 
@@ -323,18 +327,18 @@ def test_notebook_separability_at_80_percent(notebook, arena_csv):
     alignment, _, _ = _notebook_pair(
         notebook, arena_csv / "chatbot_arena_20240329_full.csv", only_mapped=True
     )
-    bench = score_tables.load_score_table(notebook / "bootstrap_stats_arena_hard.jsonl")
-    b = score_tables.interval_scores(bench, [x for x, _ in alignment.pairs], 0.8)
+    bench = load_score_table(notebook / "bootstrap_stats_arena_hard.jsonl")
+    b = interval_scores(bench, [x for x, _ in alignment.pairs], 0.8)
     assert q.separability(b.lower, b.upper) == pytest.approx(0.9105263157894737)  # printed: 91.05%
-    elo_20k = score_tables.load_score_table(notebook / "bootstrap_stats_20k_votes_elo.jsonl")
-    s = score_tables.interval_scores(elo_20k, elo_20k.models, 0.8)
+    elo_20k = load_score_table(notebook / "bootstrap_stats_20k_votes_elo.jsonl")
+    s = interval_scores(elo_20k, elo_20k.models, 0.8)
     assert q.separability(s.lower, s.upper) == pytest.approx(0.8210526315789474)  # printed: 82.11%
 
 
 @pytest.mark.shared_data
 def test_all_28_arena_hard_models_separability(notebook):
-    table = score_tables.load_score_table(notebook / "bootstrap_stats_arena_hard.jsonl")
-    s = score_tables.interval_scores(table, table.models)
+    table = load_score_table(notebook / "bootstrap_stats_arena_hard.jsonl")
+    s = interval_scores(table, table.models)
     assert q.separability(s.lower, s.upper) == pytest.approx(
         302 / 378
     )  # printed: 76 overlapping of 378
@@ -362,12 +366,12 @@ def test_arena_hard_vs_20k_vote_arena(notebook):
 @pytest.mark.shared_data
 def test_20k_votes_as_benchmark_vs_full_arena(notebook, arena_csv):
     # in the notebook's execution order these cells ran on the online-Elo 20K-vote file
-    bench = score_tables.load_score_table(notebook / "bootstrap_stats_20k_votes_elo.jsonl")
-    ref = score_tables.load_score_table(arena_csv / "chatbot_arena_20240329_full.csv")
-    alignment = score_tables.align_models(bench.models, ref.models)
+    bench = load_score_table(notebook / "bootstrap_stats_20k_votes_elo.jsonl")
+    ref = load_score_table(arena_csv / "chatbot_arena_20240329_full.csv")
+    alignment = align_models(bench.models, ref.models)
     assert len(alignment.pairs) == 20 and not alignment.only_benchmark
-    b = score_tables.interval_scores(bench, [x for x, _ in alignment.pairs])
-    r = score_tables.interval_scores(ref, [y for _, y in alignment.pairs])
+    b = interval_scores(bench, [x for x, _ in alignment.pairs])
+    r = interval_scores(ref, [y for _, y in alignment.pairs])
     m = assert_matches_brute_force(b, r)
     assert m.spearman == pytest.approx(0.9819548872180449, rel=1e-9)  # printed
     assert notebook_rule_agreement(b, r) == pytest.approx(0.8983050847457628)  # printed
@@ -383,11 +387,11 @@ def _write(path: Path, text: str) -> Path:
 
 @pytest.mark.shared_data
 def test_leaderboard_csv_loads_real_exports(arena_csv):
-    table = score_tables.load_score_table(arena_csv / "chatbot_arena_20240527_english.csv")
+    table = load_score_table(arena_csv / "chatbot_arena_20240527_english.csv")
     assert len(table.models) == 102
     entry = table.entries["gpt-4o-2024-05-13"]
     assert entry.lower < entry.score < entry.upper and entry.variance > 0
-    hard = score_tables.load_score_table(
+    hard = load_score_table(
         shared("arena-hard-v0.1", "leaderboard", "arena_hard_leaderboard_20240731.csv")
     )
     assert hard.entries["gpt-4-turbo-2024-04-09"].score == 82.63  # 'score' column accepted
@@ -423,72 +427,70 @@ def test_leaderboard_csv_loads_real_exports(arena_csv):
 def test_bootstrap_jsonl_errors_name_file_line_and_field(tmp_path, line, message):
     path = _write(tmp_path / "bench.jsonl", line)
     with pytest.raises(ValueError, match=message) as info:
-        score_tables.load_score_table(path)
+        load_score_table(path)
     assert str(path) in str(info.value)
 
 
 def test_csv_errors_name_file_and_column(tmp_path):
     bad_col = _write(tmp_path / "a.csv", "model,elo\nx,1\n")
     with pytest.raises(ValueError, match=r"a\.csv: missing column 'rating' or 'score'"):
-        score_tables.load_score_table(bad_col)
+        load_score_table(bad_col)
     bad_val = _write(
         tmp_path / "b.csv", "model,rating,rating_q025,rating_q975\nx,1,0,2\ny,abc,0,2\n"
     )
     with pytest.raises(ValueError, match=r"b\.csv:3: field 'rating' must be a number"):
-        score_tables.load_score_table(bad_val)
+        load_score_table(bad_val)
     with pytest.raises(ValueError, match="unknown score-table format"):
-        score_tables.load_score_table(_write(tmp_path / "c.txt", ""))
+        load_score_table(_write(tmp_path / "c.txt", ""))
     with pytest.raises(FileNotFoundError, match="nope.csv"):
-        score_tables.load_score_table(tmp_path / "nope.csv")
+        load_score_table(tmp_path / "nope.csv")
 
 
 def test_name_map_errors(tmp_path):
     with pytest.raises(ValueError, match="expected a JSON object"):
-        score_tables.load_name_map(_write(tmp_path / "m.json", "[1]"))
+        load_name_map(_write(tmp_path / "m.json", "[1]"))
     with pytest.raises(ValueError, match="value for 'a' must be a non-empty model name"):
-        score_tables.load_name_map(_write(tmp_path / "n.json", '{"a": 3}'))
+        load_name_map(_write(tmp_path / "n.json", '{"a": 3}'))
 
 
 def test_given_interval_only_supports_95_percent(tmp_path):
-    table = score_tables.load_score_table(
+    table = load_score_table(
         _write(tmp_path / "t.jsonl", '{"model": "a", "score": 1, "lower": 0, "upper": 2}\n')
     )
-    s = score_tables.interval_scores(table, ["a"])
+    s = interval_scores(table, ["a"])
     assert (s.lower[0], s.upper[0], s.mean[0]) == (0, 2, 1)
     assert s.var[0] == pytest.approx((1 / 1.959963984540054) ** 2)
     with pytest.raises(ValueError, match=r"t\.jsonl: model 'a' has no bootstrap 'results'"):
-        score_tables.interval_scores(table, ["a"], 0.8)
+        interval_scores(table, ["a"], 0.8)
 
 
 def test_alignment_lists_unmatched_and_detects_map_direction():
     bench = ["GPT-4", "llama-x", "only-bench"]
     ref = ["gpt-4", "Llama X (chat)", "only-ref"]
-    forward = score_tables.align_models(bench, ref, {"llama-x": "Llama X (chat)"})
+    forward = align_models(bench, ref, {"llama-x": "Llama X (chat)"})
     assert forward.pairs == [("GPT-4", "gpt-4"), ("llama-x", "Llama X (chat)")]
     assert forward.only_benchmark == ["only-bench"] and forward.only_reference == ["only-ref"]
     assert forward.map_direction == "benchmark->reference" and forward.renamed == forward.pairs
-    backward = score_tables.align_models(
-        bench, ref, {"Llama X (chat)": "LLAMA-X", "unused": "nothing"}
-    )
+    backward = align_models(bench, ref, {"Llama X (chat)": "LLAMA-X", "unused": "nothing"})
     assert backward.map_direction == "reference->benchmark"
     assert ("llama-x", "Llama X (chat)") in backward.pairs and backward.unused_map_entries == [
         "nothing -> unused"
     ]
-    mapped = score_tables.align_models(bench, ref, {"llama-x": "Llama X (chat)"}, only_mapped=True)
+    mapped = align_models(bench, ref, {"llama-x": "Llama X (chat)"}, only_mapped=True)
     assert mapped.pairs == [("llama-x", "Llama X (chat)")] and mapped.not_in_map == [
         ("GPT-4", "gpt-4")
     ]
     assert "gpt-4" not in mapped.only_reference
     with pytest.raises(ValueError, match="both match reference model 'gpt-4'"):
-        score_tables.align_models(["gpt-4", "GPT-4"], ["gpt-4"])
+        align_models(["gpt-4", "GPT-4"], ["gpt-4"])
 
 
 def test_bootstrap_jsonl_keeps_samples(tmp_path):
     rows = [{"model": "a", "score": 1.0, "lower": 0.5, "upper": 1.5, "results": [0.5, 1.0, 1.5]}]
     path = _write(tmp_path / "x.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n\n")
-    entry = score_tables.load_score_table(path).entries["a"]
+    entry = load_score_table(path).entries["a"]
     assert entry.samples.tolist() == [0.5, 1.0, 1.5] and entry.score == 1.0
-    s = score_tables.interval_scores(score_tables.load_score_table(path), ["a"], 0.5)
+    s = interval_scores(load_score_table(path), ["a"], 0.5)
     assert (s.lower[0], s.upper[0]) == pytest.approx((0.75, 1.25)) and s.var[0] == pytest.approx(
         1 / 6
     )

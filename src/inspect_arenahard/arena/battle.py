@@ -66,8 +66,8 @@ from inspect_arenahard.errors import task_errors
 from inspect_arenahard.integrity import neutralise
 from inspect_arenahard.judging import Game, JudgeSettings, role_models
 from inspect_arenahard.solve import REFERENCE_ANSWER, role_bound
+from inspect_arenahard.stats.verdict_points import Position, outcome_for
 from inspect_arenahard.templates import template
-from inspect_arenahard.verdicts import Position, outcome_for
 
 OPPONENT = "opponent"
 REFERENCE = "reference"

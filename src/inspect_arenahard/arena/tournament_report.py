@@ -11,8 +11,9 @@ from typing import Any, Iterable, Mapping
 from inspect_arenahard.arena.ratings import Ratings
 from inspect_arenahard.arena.tournament import Tournament
 from inspect_arenahard.committee import COMMITTEE, discussion_agreement
-from inspect_arenahard.score_tables import align_models, load_name_map, load_score_table
+from inspect_arenahard.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats.quality import rank_correlations
+from inspect_arenahard.stats.score_tables import align_models
 
 BATTLE_SCORER = "autoarena_committee"
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import argparse
 
-from inspect_arenahard import score_tables
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.tables import Column, cell, print_records, print_table
 from inspect_arenahard.outputs import write_json
+from inspect_arenahard.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats.judge_analytics import JudgeAnalytics, analyse_judges
 
 POSITION_COLUMNS: list[Column] = [
@@ -33,9 +33,9 @@ POSITION_COLUMNS: list[Column] = [
 
 def run_judges(args: argparse.Namespace) -> int:
     records = load_games(args.logs, args.games)
-    reference = score_tables.load_score_table(args.reference) if args.reference else None
-    name_map = score_tables.load_name_map(args.map) if args.reference and args.map else None
-    families = score_tables.load_name_map(args.families) if args.families else None
+    reference = load_score_table(args.reference) if args.reference else None
+    name_map = load_name_map(args.map) if args.reference and args.map else None
+    families = load_name_map(args.families) if args.families else None
     result = analyse_judges(records, reference, name_map, families)
     print_judges(result)
     if args.json:

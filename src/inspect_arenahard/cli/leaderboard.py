@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from inspect_arenahard.battle_files import read_battles_jsonl
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
     add_ci_argument,
@@ -20,10 +21,10 @@ from inspect_arenahard.costs import CostReport, format_cost, format_costs, log_c
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.leaderboard_output import format_tables, plot_forest, write_csv, write_json
 from inspect_arenahard.records import GameRecord
-from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
+from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.combined import combine, prompts_per_category
 from inspect_arenahard.stats.leaderboard import CI_METHODS, leaderboards
-from inspect_arenahard.verdicts import STRONG_WEIGHT
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 EXAMPLES = """examples:
   arenahard leaderboard logs/

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from inspect_arenahard import score_tables
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
@@ -25,15 +24,22 @@ from inspect_arenahard.cli.options import (
 from inspect_arenahard.cli.tables import Column, cell, print_records, print_table
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.outputs import save_figure, write_json
+from inspect_arenahard.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.leaderboard import leaderboard
 from inspect_arenahard.stats.reference_comparison import (
     ReferenceComparison,
     compare_with_reference,
 )
+from inspect_arenahard.stats.score_tables import (
+    Alignment,
+    ScoreTable,
+    align_models,
+    leaderboard_scores,
+)
 
 
-def _print_unmatched(alignment: score_tables.Alignment) -> None:
+def _print_unmatched(alignment: Alignment) -> None:
     for title, names in (
         ("only in benchmark", alignment.only_benchmark),
         ("only in reference", alignment.only_reference),
@@ -59,7 +65,7 @@ MODEL_COLUMNS: list[Column] = [
 ]
 
 
-def _benchmark_from_logs(args: argparse.Namespace) -> score_tables.ScoreTable:
+def _benchmark_from_logs(args: argparse.Namespace) -> ScoreTable:
     """Leaderboard with bootstrap intervals at ``--ci``, ranked from judge games by the
     ranking options."""
     battles = from_games(load_games(args.logs, args.games))
@@ -75,22 +81,16 @@ def _benchmark_from_logs(args: argparse.Namespace) -> score_tables.ScoreTable:
         from inspect_arenahard.leaderboard_output import style_label
 
         source += f" ({style_label(table)})"
-    return score_tables.leaderboard_scores(source, table)
+    return leaderboard_scores(source, table)
 
 
 def run_metrics(args: argparse.Namespace) -> int:
     if bool(args.benchmark) == bool(args.logs or args.games):
         raise UserError("give either logs (or --games) or --benchmark FILE, not both or neither")
-    bench = (
-        score_tables.load_score_table(args.benchmark)
-        if args.benchmark
-        else _benchmark_from_logs(args)
-    )
-    ref = score_tables.load_score_table(args.reference)
-    name_map = score_tables.load_name_map(args.map) if args.map else None
-    alignment = score_tables.align_models(
-        bench.models, ref.models, name_map, only_mapped=args.only_mapped
-    )
+    bench = load_score_table(args.benchmark) if args.benchmark else _benchmark_from_logs(args)
+    ref = load_score_table(args.reference)
+    name_map = load_name_map(args.map) if args.map else None
+    alignment = align_models(bench.models, ref.models, name_map, only_mapped=args.only_mapped)
     try:
         comparison = compare_with_reference(bench, ref, alignment, args.ci)
     except UserError:  # too few matches: show what did not match

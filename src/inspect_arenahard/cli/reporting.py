@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_arenahard.cli.options import add_ci_argument, add_ranking_arguments
 from inspect_arenahard.outputs import wrote
-from inspect_arenahard.verdicts import STRONG_WEIGHT
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 EXAMPLES = """examples:
   arenahard report logs/ --html report/

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_arenahard import score_tables
 from inspect_arenahard.costs import CostReport, Usage, log_costs, read_prices
 from inspect_arenahard.records import GameRecord
+from inspect_arenahard.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats import judge_bias, power
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.leaderboard import (
@@ -23,8 +23,9 @@ from inspect_arenahard.stats.leaderboard import (
     leaderboards,
 )
 from inspect_arenahard.stats.reference_comparison import MIN_MODELS, compare_with_reference
+from inspect_arenahard.stats.score_tables import align_models, leaderboard_scores
 from inspect_arenahard.stats.style_control import Anchor, parse_features
-from inspect_arenahard.verdicts import STRONG_WEIGHT
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 DISPUTED_SHOWN = 60
 """Disputed games listed on the page (the total is always stated)."""
@@ -247,12 +248,12 @@ def _disputed(games: list[GameRecord]) -> list[Disputed]:
 
 
 def _quality(table: Leaderboard, options: Options) -> dict[str, Any]:
-    bench = score_tables.leaderboard_scores("logs", table)
-    ref = score_tables.load_score_table(options.reference)  # type: ignore[arg-type]
-    alignment = score_tables.align_models(
+    bench = leaderboard_scores("logs", table)
+    ref = load_score_table(options.reference)  # type: ignore[arg-type]
+    alignment = align_models(
         bench.models,
         ref.models,
-        score_tables.load_name_map(options.name_map) if options.name_map else None,
+        load_name_map(options.name_map) if options.name_map else None,
     )
     if len(alignment.pairs) < MIN_MODELS:  # a note on the page, not an error that stops it
         return {

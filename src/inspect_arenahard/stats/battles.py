@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from inspect_arenahard.jsonl import read_jsonl
 from inspect_arenahard.records import BATTLE_FIELDS, check_game
-from inspect_arenahard.verdicts import STRONG_WEIGHT, weighted_points
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
 
 STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
 """Per-answer style sums kept for style control: token count, then h1–h6, list-item and bold counts."""
@@ -248,17 +246,17 @@ def _game_style(
     return (model, baseline) if position == "A" else (baseline, model)
 
 
-def read_battles_jsonl(path: str | Path) -> Battles:
-    """Battles from a JSONL file of ``{question_id, model_a, model_b, winner}`` rows.
+def from_battle_rows(rows: Iterable[tuple[str, Mapping[str, Any]]], source: str) -> Battles:
+    """Battles from ``{question_id, model_a, model_b, winner}`` rows, each with where it came from.
 
     Strong verdicts already appear as repeated rows, so every row weighs 1. Optional fields:
-    ``category``, ``judge``, and Chatbot Arena's ``conv_metadata`` (style per side). Any bad line
-    is a ``ValueError`` naming the file, line and field.
+    ``category``, ``judge``, and Chatbot Arena's ``conv_metadata`` (style per side). Any bad row
+    is a ``ValueError`` starting with its ``where`` (file and line) that names the field;
+    ``source`` names the input when it holds no rows. Files are read by
+    :func:`inspect_arenahard.battle_files.read_battles_jsonl`.
     """
-    path = Path(path)
     columns = _Columns()
-    for lineno, row in read_jsonl(path):
-        where = f"{path}:{lineno}"
+    for where, row in rows:
         missing = [f for f in _BATTLE_FIELDS if f not in row]
         if missing:
             raise ValueError(f"{where}: missing field {', '.join(map(repr, missing))}")
@@ -274,7 +272,7 @@ def read_battles_jsonl(path: str | Path) -> Battles:
             row["question_id"], row.get("category"), row.get("judge"), None, style_a, style_b,
         )  # fmt: skip
     if not columns.rows:
-        raise ValueError(f"{path}: no battles")
+        raise ValueError(f"{source}: no battles")
     return columns.build()
 
 

@@ -19,7 +19,7 @@ from scipy import stats
 
 from inspect_arenahard.records import GameRecord, check_game
 from inspect_arenahard.stats.agreement import AgreementSummary, judge_agreement
-from inspect_arenahard.verdicts import outcome_for, weighted_points
+from inspect_arenahard.stats.verdict_points import outcome_for, weighted_points
 
 VERBOSE_POLICY = "verbose-policy"
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from inspect_arenahard.errors import UserError
-from inspect_arenahard.score_tables import Alignment, ScoreTable, interval_scores
 from inspect_arenahard.stats.quality import QualityMetrics, benchmark_quality, separability
+from inspect_arenahard.stats.score_tables import Alignment, ScoreTable, interval_scores
 
 MIN_MODELS = 2
 """Models both sides must share: the metrics compare pairs."""
@@ -71,7 +70,7 @@ def compare_with_reference(
     """Quality metrics of ``bench`` against ``ref`` over the pairs of ``alignment`` (from
     ``score_tables.align_models``), with intervals at ``ci``; fewer than two pairs is an error."""
     if len(alignment.pairs) < MIN_MODELS:
-        raise UserError(
+        raise ValueError(
             f"only {len(alignment.pairs)} model(s) match between {bench.source} and {ref.source}; need {MIN_MODELS}"
         )
     b_names = [b for b, _ in alignment.pairs]

@@ -1,0 +1,52 @@
+"""Five-point pairwise verdict labels and the points a verdict gives each side.
+
+The scoring half of a verdict (parsing judge text is :mod:`inspect_arenahard.verdicts`): what a
+label means, in one place, for the judge scorer, the log reader and every statistic, so that a
+label is worth the same everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Position = Literal["A", "B"]
+
+LABELS: tuple[str, ...] = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
+"""Canonical labels, best for Assistant A first."""
+
+_MIRRORED = {"B<<A": "A>>B", "B<A": "A>B", "B=A": "A=B", "A<B": "B>A", "A<<B": "B>>A"}
+SPELLINGS: dict[str, str] = {label: label for label in LABELS} | _MIRRORED
+"""Every accepted spelling of a label (canonical and mirrored, ``A<B`` = ``B>A``) → canonical."""
+
+STRONG_WEIGHT = 3
+"""Arena-Hard counts a significant (``>>``) verdict as three battles."""
+
+
+def normalize_label(raw: str) -> str | None:
+    """Canonical form of a label or a mirrored spelling (``A<B`` → ``B>A``); None if unknown."""
+    return SPELLINGS.get(raw.replace(" ", ""))
+
+
+def outcome_for(label: str, position: Position) -> tuple[float, bool]:
+    """(points, strong) of the side sitting at ``position``: win 1, tie 0.5, loss 0."""
+    canonical = normalize_label(label)
+    if canonical is None:
+        raise ValueError(f"unknown verdict label {label!r}; expected one of {', '.join(LABELS)}")
+    if canonical == "A=B":
+        return 0.5, False
+    winner = canonical[0]
+    strong = ">>" in canonical
+    return (1.0 if winner == position else 0.0), strong
+
+
+def weighted_points(
+    label: str, position: Position, strong_weight: float = STRONG_WEIGHT
+) -> tuple[float, float]:
+    """(points × weight, weight) of one game for the side at ``position``.
+
+    Summing both over games and dividing gives Arena-Hard's battle win-rate, where a strong
+    verdict counts ``strong_weight`` times.
+    """
+    points, strong = outcome_for(label, position)
+    weight = strong_weight if strong else 1.0
+    return points * weight, weight
