@@ -1,6 +1,6 @@
 """``arenahard audit`` on judge logs: 16 logs × 500 samples (the 16 real v0.1 answer sets, one log
 each, built as in ``bench_logs.py``), split into reading the samples (raw JSON from the ``.eval``
-archives) and the checks (:mod:`inspect_arenahard.stats.gaming`), against the slow reference for
+archives) and the checks (:mod:`inspect_arenahard.report.audit_checks`), against the slow reference for
 the reading part (Inspect's typed ``read_eval_log``).
 
     python benchmarks/bench_audit.py [--logs 16] [--keep DIR]
@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from inspect_arenahard.audit import read_model_samples
-from inspect_arenahard.stats.gaming import audit_model
+from inspect_arenahard.report.audit import read_model_samples
+from inspect_arenahard.report.audit_checks import audit_model
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_logs import full_read_seconds, log_folder  # noqa: E402

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from inspect_arenahard import arenahard  # noqa: E402
-from inspect_arenahard.costs import log_costs  # noqa: E402
-from inspect_arenahard.offline import seed_tiktoken_cache  # noqa: E402
+from inspect_arenahard.evaluate.offline import seed_tiktoken_cache  # noqa: E402
+from inspect_arenahard.report.costs import log_costs  # noqa: E402
 from tests.helpers.scripted import judged, scripted_model  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "arena-hard-v0.1"

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from inspect_ai.log import read_eval_log
 
-from inspect_arenahard.data import load_answers, load_questions
-from inspect_arenahard.importer import _eval_log, _sample, _Source
-from inspect_arenahard.judging import Game
-from inspect_arenahard.logs import read_games
+from inspect_arenahard.evaluate.dataset import load_answers, load_questions
+from inspect_arenahard.evaluate.judging import Game
+from inspect_arenahard.logs.importer import _eval_log, _sample, _Source
+from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.stats.verdict_points import LABELS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "arena-hard-v0.1"

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from inspect_arenahard.battle_files import read_battles_jsonl
+from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.leaderboard import Leaderboard, leaderboard
 

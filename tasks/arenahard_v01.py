@@ -1,6 +1,6 @@
 """Arena-Hard-Auto v0.1 as a runnable task file: `inspect eval tasks/arenahard_v01.py --model ...`.
 
-Thin wrapper: everything lives in inspect_arenahard.task; this file only pins the arguments.
+Thin wrapper: everything lives in inspect_arenahard.evaluate.task; this file only pins the arguments.
 """
 
 from inspect_ai import Task, task

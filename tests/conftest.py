@@ -14,7 +14,7 @@ def _offline_tiktoken(tmp_path_factory: pytest.TempPathFactory) -> None:
     """mockllm counts tokens with tiktoken; serve its BPE files from bpe-openai, offline."""
     import os
 
-    from inspect_arenahard.offline import seed_tiktoken_cache
+    from inspect_arenahard.evaluate.offline import seed_tiktoken_cache
 
     cache = tmp_path_factory.mktemp("tiktoken")
     os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)

@@ -2,8 +2,9 @@
 
 The graph is built with ``ast`` from the source, not by importing it, and counts every import
 statement wherever it is — at module level and inside functions — because a lazy import that
-closes a cycle hides the cycle from the interpreter but not from the design. Only imports under
-``if TYPE_CHECKING:`` are left out: they never run and exist for annotations only.
+closes a cycle hides the cycle from the interpreter but not from the design. Imports under
+``if TYPE_CHECKING:`` count too: they never run, but a type that two modules need from each other
+is a circle in the design all the same (it belongs in a third, lower module).
 ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, otherwise to ``pkg``.
 """
 
@@ -29,26 +30,9 @@ def module_files(root: Path) -> dict[str, Path]:
     return modules
 
 
-def _type_checking_only(node: ast.AST) -> bool:
-    test = node.test if isinstance(node, ast.If) else None
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
-    """Every import statement in ``tree`` except those under ``if TYPE_CHECKING:``."""
-    found: list[ast.Import | ast.ImportFrom] = []
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.append(node)
-        elif _type_checking_only(node):
-            stack.extend(getattr(node, "orelse", []))
-        else:
-            stack.extend(ast.iter_child_nodes(node))
-    return found
+    """Every import statement in ``tree``: module level, in functions, under ``TYPE_CHECKING``."""
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
@@ -143,16 +127,15 @@ def test_lazy_and_relative_imports_are_edges(tmp_path: Path) -> None:
     (src / "c.py").write_text("import inspect_arenahard.sub.b\n")
     graph = import_graph(src)
     assert graph[f"{PACKAGE}.sub.a"] == {f"{PACKAGE}.sub.b"}
-    assert graph[f"{PACKAGE}.sub.b"] == {
-        f"{PACKAGE}.sub.a"
-    }  # lazy import counted, TYPE_CHECKING not
+    # lazy and type-only imports are edges too
+    assert graph[f"{PACKAGE}.sub.b"] == {f"{PACKAGE}.c", f"{PACKAGE}.sub.a"}
     assert graph[f"{PACKAGE}.c"] == {f"{PACKAGE}.sub.b"}
-    assert cycles(graph) == [[f"{PACKAGE}.sub.a", f"{PACKAGE}.sub.b"]]
+    assert cycles(graph) == [[f"{PACKAGE}.c", f"{PACKAGE}.sub.a", f"{PACKAGE}.sub.b"]]
 
 
 def test_no_import_cycles_in_the_package() -> None:
     graph = import_graph()
-    assert f"{PACKAGE}.judging" in graph and graph[f"{PACKAGE}.judges"]  # the graph is real
+    assert graph[f"{PACKAGE}.evaluate.scorers"]  # the graph is real
     assert cycles(graph) == []
 
 
@@ -166,13 +149,73 @@ def reachable(graph: dict[str, set[str]], starts: set[str]) -> set[str]:
     return seen
 
 
-def test_statistics_do_not_reach_the_data_loaders() -> None:
-    """``stats`` reads battle files through the dependency-free JSONL reader, not ``data`` (whose
-    loaders download from the hub), and the reader depends on nothing but the error type and the
-    file opener (local or store URL), which depends on nothing of the package."""
+STAGES: dict[str, int] = {
+    "errors": 0,
+    "typed_options": 0,
+    "stats": 0,
+    "files": 1,
+    "evaluate": 2,
+    "logs": 3,
+    "report": 4,
+    "curate": 5,
+    "arena": 5,
+    "scaleeval": 5,
+    "cli": 6,
+    "_registry": 7,
+    "": 7,
+}
+"""The package's rooms, lowest first. A room imports only rooms of a lower rank (and itself):
+statistics are pure and import nothing of ours; files are shared plumbing; the evaluation writes
+logs, the log layer reads them, reports present what the logs hold; curation, Auto-Arena and
+ScaleEval are products built on those; the command line sits on top, and only the package root
+and Inspect's entry point (which export and register everything) stand above it."""
+
+
+def stage(module: str) -> str:
+    """The room of a dotted module name: its folder, or the root module's own name."""
+    parts = module.split(".")[1:]
+    return parts[0] if parts else ""
+
+
+def test_every_room_has_a_rank() -> None:
+    assert {stage(m) for m in import_graph()} == set(STAGES)
+
+
+def test_rooms_import_only_lower_rooms() -> None:
+    """No arrow runs from a lower stage to a higher one or between rooms of one rank (``stats``
+    and the root leaves import nothing of ours but themselves)."""
     graph = import_graph()
-    stats = {m for m in graph if m.startswith(f"{PACKAGE}.stats.")}
+    wrong = sorted(
+        f"{m} -> {t}"
+        for m, targets in graph.items()
+        for t in targets
+        if stage(m) != stage(t) and STAGES[stage(t)] >= STAGES[stage(m)]
+    )
+    assert wrong == []
+
+
+def test_statistics_import_nothing_of_ours() -> None:
+    graph = import_graph()
+    stats = {m for m in graph if stage(m) == "stats"}
     assert f"{PACKAGE}.stats.battles" in stats
-    assert f"{PACKAGE}.data" not in reachable(graph, stats)
-    assert graph[f"{PACKAGE}.jsonl"] == {f"{PACKAGE}.errors", f"{PACKAGE}.storage"}
-    assert graph[f"{PACKAGE}.storage"] == set()
+    assert reachable(graph, stats) == stats
+
+
+def test_the_layering_rule_finds_an_upward_arrow(tmp_path: Path) -> None:
+    src = tmp_path / PACKAGE
+    for folder in ("stats", "report"):
+        (src / folder).mkdir(parents=True)
+        (src / folder / "__init__.py").write_text("")
+    (src / "__init__.py").write_text("")
+    (src / "stats" / "fit.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from inspect_arenahard.report.table import T\n"
+    )
+    (src / "report" / "table.py").write_text("from inspect_arenahard.stats.fit import f\n")
+    graph = import_graph(src)
+    upward = [
+        (m, t)
+        for m, ts in graph.items()
+        for t in ts
+        if STAGES[stage(t)] >= STAGES[stage(m)] and stage(m) != stage(t)
+    ]
+    assert upward == [(f"{PACKAGE}.stats.fit", f"{PACKAGE}.report.table")]

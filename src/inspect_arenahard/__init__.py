@@ -14,11 +14,11 @@ if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr_
     from inspect_arenahard.arena.battle import autoarena_battle, autoarena_committee
     from inspect_arenahard.arena.examiner import autoarena_questions
     from inspect_arenahard.curate.annotate import arenahard_annotate
-    from inspect_arenahard.judges import committee_judge, pairwise_judge
-    from inspect_arenahard.judging import JudgeSettings
-    from inspect_arenahard.probes import arenahard_probes
-    from inspect_arenahard.solve import answer_with_baseline
-    from inspect_arenahard.task import arenahard
+    from inspect_arenahard.evaluate.judging import JudgeSettings
+    from inspect_arenahard.evaluate.probes import arenahard_probes
+    from inspect_arenahard.evaluate.scorers import committee_judge, pairwise_judge
+    from inspect_arenahard.evaluate.solvers import answer_with_baseline
+    from inspect_arenahard.evaluate.task import arenahard
 
 __version__ = "0.1.0"
 
@@ -27,17 +27,17 @@ __version__ = "0.1.0"
 # package attribute when the subpackage loads). Import it from ``inspect_arenahard.scaleeval.task``.
 _EXPORTS = {
     # tasks
-    "arenahard": "inspect_arenahard.task",
-    "arenahard_probes": "inspect_arenahard.probes",
+    "arenahard": "inspect_arenahard.evaluate.task",
+    "arenahard_probes": "inspect_arenahard.evaluate.probes",
     "arenahard_annotate": "inspect_arenahard.curate.annotate",
     "autoarena_questions": "inspect_arenahard.arena.examiner",
     "autoarena_battle": "inspect_arenahard.arena.battle",
     # solvers, scorers and their settings
-    "answer_with_baseline": "inspect_arenahard.solve",
-    "pairwise_judge": "inspect_arenahard.judges",
-    "committee_judge": "inspect_arenahard.judges",
+    "answer_with_baseline": "inspect_arenahard.evaluate.solvers",
+    "pairwise_judge": "inspect_arenahard.evaluate.scorers",
+    "committee_judge": "inspect_arenahard.evaluate.scorers",
     "autoarena_committee": "inspect_arenahard.arena.battle",
-    "JudgeSettings": "inspect_arenahard.judging",
+    "JudgeSettings": "inspect_arenahard.evaluate.judging",
 }
 
 # Literal, so that linters and type checkers read it (the test checks it matches ``_EXPORTS``).

@@ -13,10 +13,10 @@ from inspect_arenahard.arena.battle import autoarena_battle, model_position
 from inspect_arenahard.arena.examiner import autoarena_questions
 from inspect_arenahard.arena.questions import load_battle_questions, questions_from_log
 from inspect_arenahard.cli import main as cli
-from inspect_arenahard.logs import read_games
+from inspect_arenahard.evaluate.style_features import count_tokens
+from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.leaderboard import leaderboard
-from inspect_arenahard.style import count_tokens
 from tests.helpers.arena_scripted import Arena, requested_actions, secret, texts
 from tests.helpers.battle_questions import QUESTIONS, write_questions
 from tests.helpers.scripted import scripted_model

@@ -27,8 +27,8 @@ from inspect_arenahard.arena.questions import (
 )
 from inspect_arenahard.arena.ratings import ELO_BASE, elo, fit_ratings
 from inspect_arenahard.arena.swiss import committee_for, nearest_opponent, swiss_round, swiss_rounds
+from inspect_arenahard.evaluate.style_features import count_tokens
 from inspect_arenahard.stats.quality import rank_correlations
-from inspect_arenahard.style import count_tokens
 
 
 def test_both_sides_get_the_same_actions_and_words_in_every_domain() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from inspect_arenahard.arena.tournament import LOGS
 from inspect_arenahard.cli import main as cli
-from inspect_arenahard.costs import log_costs
+from inspect_arenahard.report.costs import log_costs
 
 
 def test_tournament_cost_counts_every_scripted_call(finished, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -68,7 +68,7 @@ def expected_scores(games: list[dict]) -> dict[str, tuple[float, int, int]]:
 @pytest.fixture
 def imported_logs(tmp_path: Path) -> Path:
     """Every shared v0.1 judgment folder imported as Inspect logs (gpt-4o's twice: a re-run)."""
-    from inspect_arenahard.importer import import_judgments
+    from inspect_arenahard.logs.importer import import_judgments
 
     data = shared("arena-hard-v0.1")
     for judge_dir in sorted(p.name for p in (data / "model_judgment").iterdir()):
@@ -80,13 +80,13 @@ def imported_logs(tmp_path: Path) -> Path:
 @pytest.fixture
 def fake_logs(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
     """Serve ``judgment_games()`` (editable records) as the log reader's answer."""
-    from inspect_arenahard.logs import LogGames, no_games_error
+    from inspect_arenahard.logs.reader import LogGames, no_games_error
 
     games = judgment_games()
-    module = types.ModuleType("inspect_arenahard.logs")
+    module = types.ModuleType("inspect_arenahard.logs.reader")
     module.read_games = lambda paths: LogGames(games=games)  # type: ignore[attr-defined]
     module.no_games_error = no_games_error  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "inspect_arenahard.logs", module)
+    monkeypatch.setitem(sys.modules, "inspect_arenahard.logs.reader", module)
     return games
 
 

@@ -17,8 +17,8 @@ from inspect_arenahard.curate.annotate import (
     majority,
     parse_criteria,
 )
-from inspect_arenahard.data import load_questions
-from inspect_arenahard.templates import template
+from inspect_arenahard.evaluate.dataset import load_questions
+from inspect_arenahard.evaluate.templates import template
 from tests.helpers.scripted import CallCounter, scripted_model
 from tests.helpers.shared_data import shared
 

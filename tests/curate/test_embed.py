@@ -18,7 +18,7 @@ from inspect_arenahard.curate.embed import (
     minilm_path,
     wants_compile,
 )
-from inspect_arenahard.data import load_questions
+from inspect_arenahard.evaluate.dataset import load_questions
 from tests.helpers.shared_data import shared
 
 
@@ -111,7 +111,7 @@ def test_openai_batches_order_and_token_limit() -> None:
     assert [len(b) for b in fake.batches] == [2, 2]
     expected = np.array([[1, 1, 0], [2, 1, 0], [3, 1, 0]], dtype=np.float32)
     assert np.allclose(vectors[:3], expected / np.linalg.norm(expected, axis=1, keepdims=True))
-    from inspect_arenahard.style import count_tokens
+    from inspect_arenahard.evaluate.style_features import count_tokens
 
     assert count_tokens(fake.batches[1][1]) == OpenAIEmbedder.MAX_TOKENS
 

@@ -15,7 +15,7 @@ from inspect_arenahard.curate.filters import (
     detect_language,
     near_duplicates,
 )
-from inspect_arenahard.data import load_questions
+from inspect_arenahard.evaluate.dataset import load_questions
 from tests.helpers.shared_data import shared
 
 LONG = "Explain how a B-tree keeps itself balanced when keys are inserted and deleted."

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from inspect_arenahard.cli import main
-from inspect_arenahard.data import Question, load_questions
-from inspect_arenahard.jsonl import read_jsonl
+from inspect_arenahard.evaluate.dataset import Question, load_questions
+from inspect_arenahard.files.jsonl import read_jsonl
 from tests.helpers.shared_data import shared
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from inspect_arenahard.score_table_files import load_score_table
+from inspect_arenahard.report.score_table_files import load_score_table
 from tests.helpers.arena_scripted import Arena
 from tests.helpers.battle_questions import write_questions
 from tests.helpers.shared_data import shared

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inspect_arenahard.battle_files import read_battles_jsonl
+from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.bootstrap import Resampler, bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import DEGENERATE_TIE, Design, fit, win_rate

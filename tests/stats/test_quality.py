@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inspect_arenahard.score_table_files import load_name_map, load_score_table
+from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats import quality as q
 from inspect_arenahard.stats.score_tables import (
     ModelEntry,

@@ -11,7 +11,7 @@ import statsmodels.api as sm
 from scipy.special import expit
 from scipy.stats import norm
 
-from inspect_arenahard.battle_files import read_battles_jsonl
+from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.bt import Design, fit
 from inspect_arenahard.stats.leaderboard import leaderboard

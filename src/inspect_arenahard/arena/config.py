@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from inspect_arenahard.score_table_files import load_score_table
+from inspect_arenahard.report.score_table_files import load_score_table
 from inspect_arenahard.stats.score_tables import align_models
 from inspect_arenahard.typed_options import from_mapping
 

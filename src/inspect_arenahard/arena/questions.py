@@ -14,8 +14,8 @@ from typing import Any, Iterable, Sequence
 from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.arena.domains import domain, domains
-from inspect_arenahard.jsonl import read_jsonl
-from inspect_arenahard.logs import find_score
+from inspect_arenahard.files.jsonl import read_jsonl
+from inspect_arenahard.logs.reader import find_score
 
 LOG_SUFFIXES = (".eval", ".json")
 SCORER = "examiner_questions"

@@ -35,7 +35,7 @@ from inspect_arenahard.arena.swiss import (
     swiss_round,
     swiss_rounds,
 )
-from inspect_arenahard.records import GameRecord
+from inspect_arenahard.stats.game_record import GameRecord
 
 STATE_FILE = "state.json"
 LOGS = "logs"
@@ -373,7 +373,7 @@ class Tournament:
 
     def _adopt_logs(self, stage: Stage) -> None:
         """Record complete logs already in ``logs/`` for pairings the state missed (a hard crash)."""
-        from inspect_arenahard.logs import log_files, read_header
+        from inspect_arenahard.logs.reader import log_files, read_header
 
         pending = {(p.model, p.opponent, p.seed): p for p in stage.pairings if p.log is None}
         if not pending or not (self.folder / LOGS).is_dir():
@@ -392,7 +392,7 @@ class Tournament:
 
     def games(self) -> list[GameRecord]:
         """Game records of every completed pairing's log."""
-        from inspect_arenahard.logs import read_games
+        from inspect_arenahard.logs.reader import read_games
 
         paths = self.log_paths()
         return read_games(paths).games if paths else []

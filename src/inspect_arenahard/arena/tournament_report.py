@@ -10,8 +10,8 @@ from typing import Any, Iterable, Mapping
 
 from inspect_arenahard.arena.ratings import Ratings
 from inspect_arenahard.arena.tournament import Tournament
-from inspect_arenahard.committee import COMMITTEE, discussion_agreement
-from inspect_arenahard.score_table_files import load_name_map, load_score_table
+from inspect_arenahard.evaluate.committee import COMMITTEE, discussion_agreement
+from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats.quality import rank_correlations
 from inspect_arenahard.stats.score_tables import align_models
 
@@ -71,7 +71,7 @@ def battle_metadata(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     """Score metadata of every battle sample in ``paths`` (empty dict for an unscored one)."""
     from inspect_ai.log import read_eval_log_sample
 
-    from inspect_arenahard.logs import THINNED, find_score, raw_summaries
+    from inspect_arenahard.logs.reader import THINNED, find_score, raw_summaries
 
     found = []
     for path in map(str, paths):
@@ -109,7 +109,7 @@ def tournament_report(
     tournament: Tournament, reference: str | Path | None = None, name_map: str | Path | None = None
 ) -> TournamentReport:
     """Everything :func:`format_report` prints, from the state and the pairing logs."""
-    from inspect_arenahard.logs import read_games
+    from inspect_arenahard.logs.reader import read_games
 
     paths = tournament.log_paths()
     items = battle_metadata(paths)

@@ -9,7 +9,7 @@ from typing import Any
 
 from inspect_arenahard.cli.options import output_file
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.outputs import write_json
+from inspect_arenahard.files.outputs import write_json
 
 EXAMPLES = """examples:
   arenahard audit logs/
@@ -55,7 +55,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspect_arenahard.audit import audit_answers, audit_logs  # lazy: Inspect is heavy
+    from inspect_arenahard.report.audit import audit_answers, audit_logs  # lazy: Inspect is heavy
 
     if bool(args.logs) == bool(args.answers):
         raise UserError("give LOG paths or --answers DIR (one of the two)")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_arenahard.cli.options import PLOT_HELP, plot_file
-from inspect_arenahard.outputs import json_text
+from inspect_arenahard.files.outputs import json_text
 from inspect_arenahard.typed_options import add_options, from_args
 
 

@@ -10,8 +10,8 @@ from typing import Sequence
 
 from inspect_arenahard.cli.options import output_file
 from inspect_arenahard.errors import MissingFileError, UserError
-from inspect_arenahard.jsonl import read_jsonl
-from inspect_arenahard.records import GameRecord, check_game
+from inspect_arenahard.files.jsonl import read_jsonl
+from inspect_arenahard.stats.game_record import GameRecord, check_game
 
 
 def load_games(logs: Sequence[str], games_file: str | None) -> list[GameRecord]:

@@ -48,7 +48,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspect_arenahard.importer import import_judgments  # lazy: Inspect is heavy
+    from inspect_arenahard.logs.importer import import_judgments  # lazy: Inspect is heavy
 
     result = import_judgments(
         args.data_dir,

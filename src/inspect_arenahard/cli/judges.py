@@ -11,8 +11,8 @@ import argparse
 
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.tables import Column, cell, print_records, print_table
-from inspect_arenahard.outputs import write_json
-from inspect_arenahard.score_table_files import load_name_map, load_score_table
+from inspect_arenahard.files.outputs import write_json
+from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats.judge_analytics import JudgeAnalytics, analyse_judges
 
 POSITION_COLUMNS: list[Column] = [

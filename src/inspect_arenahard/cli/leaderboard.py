@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspect_arenahard.battle_files import read_battles_jsonl
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
     add_ci_argument,
@@ -17,12 +16,24 @@ from inspect_arenahard.cli.options import (
     plot_file,
     ranking_options,
 )
-from inspect_arenahard.costs import CostReport, format_cost, format_costs, log_costs, read_prices
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.leaderboard_output import format_tables, plot_forest, write_csv, write_json
-from inspect_arenahard.records import GameRecord
+from inspect_arenahard.logs.battle_files import read_battles_jsonl
+from inspect_arenahard.report.costs import (
+    CostReport,
+    format_cost,
+    format_costs,
+    log_costs,
+    read_prices,
+)
+from inspect_arenahard.report.leaderboard_tables import (
+    format_tables,
+    plot_forest,
+    write_csv,
+    write_json,
+)
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.combined import combine, prompts_per_category
+from inspect_arenahard.stats.game_record import GameRecord
 from inspect_arenahard.stats.leaderboard import CI_METHODS, leaderboards
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
@@ -140,7 +151,7 @@ def _audit_flags(args: argparse.Namespace) -> dict[str, list[str]] | None:
     """``arenahard audit`` flags per model for the ``flags`` column (logs only; lazy import)."""
     if not args.logs or args.no_audit:
         return None
-    from inspect_arenahard.audit import model_flags
+    from inspect_arenahard.report.audit import model_flags
 
     return model_flags(args.logs)
 
@@ -170,7 +181,7 @@ def _load(args: argparse.Namespace) -> Battles:
 def read_log_games(paths: list[str]) -> list[GameRecord]:
     """Game records; partial, superseded, ignored and damaged logs are listed on stderr, and
     finding no games at all is an error that says why (lazy import: Inspect is heavy)."""
-    from inspect_arenahard.logs import no_games_error, read_games
+    from inspect_arenahard.logs.reader import no_games_error, read_games
 
     result = read_games(paths)
     for note in result.notes():

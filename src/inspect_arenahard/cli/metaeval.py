@@ -10,7 +10,7 @@ from typing import Any
 from inspect_arenahard.cli.options import output_file
 from inspect_arenahard.cli.tables import print_records
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.outputs import write_json
+from inspect_arenahard.files.outputs import write_json
 
 EXAMPLES = """examples:
   arenahard metaeval logs/

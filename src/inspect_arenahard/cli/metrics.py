@@ -23,8 +23,8 @@ from inspect_arenahard.cli.options import (
 )
 from inspect_arenahard.cli.tables import Column, cell, print_records, print_table
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.outputs import save_figure, write_json
-from inspect_arenahard.score_table_files import load_name_map, load_score_table
+from inspect_arenahard.files.outputs import save_figure, write_json
+from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.leaderboard import leaderboard
 from inspect_arenahard.stats.reference_comparison import (
@@ -78,7 +78,7 @@ def _benchmark_from_logs(args: argparse.Namespace) -> ScoreTable:
         )
     source = ", ".join([*args.logs, *([args.games] if args.games else [])])
     if table.style:
-        from inspect_arenahard.leaderboard_output import style_label
+        from inspect_arenahard.report.leaderboard_tables import style_label
 
         source += f" ({style_label(table)})"
     return leaderboard_scores(source, table)

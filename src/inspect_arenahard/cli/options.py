@@ -1,5 +1,5 @@
 """Conventions every ``arenahard`` command shares: ``--ci`` levels, output and ``--plot`` files
-(their format follows the extension; see :mod:`inspect_arenahard.outputs`), the options that
+(their format follows the extension; see :mod:`inspect_arenahard.files.outputs`), the options that
 turn games into a ranking, and the cost options."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_arenahard.errors import UserError, confidence_level
-from inspect_arenahard.outputs import plot_formats
+from inspect_arenahard.files.outputs import plot_formats
 from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES
 from inspect_arenahard.stats.quality import DEFAULT_CI
 from inspect_arenahard.stats.style_control import ANCHORS, parse_features

@@ -12,7 +12,7 @@ import argparse
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.options import add_ci_argument
 from inspect_arenahard.cli.tables import Column, print_records, print_table
-from inspect_arenahard.outputs import write_json
+from inspect_arenahard.files.outputs import write_json
 from inspect_arenahard.stats.power import PowerReport, power_per_judge
 
 SPREAD_COLUMNS: list[Column] = [

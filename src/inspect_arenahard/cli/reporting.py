@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_arenahard.cli.options import add_ci_argument, add_ranking_arguments
-from inspect_arenahard.outputs import wrote
+from inspect_arenahard.files.outputs import wrote
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 EXAMPLES = """examples:
@@ -75,7 +75,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspect_arenahard.page import Options, write_report
+    from inspect_arenahard.report.page import Options, write_report
 
     options = Options(
         baseline=args.baseline, judges=args.judge, category=args.category, method=args.method,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from inspect_arenahard.cli.options import add_cost_arguments, output_file
-from inspect_arenahard.outputs import write_json, wrote
+from inspect_arenahard.files.outputs import write_json, wrote
 
 EXAMPLES = """examples:
   inspect eval autoarena_questions -T domains=all -T per_domain=5 --model openai/gpt-4.1
@@ -146,7 +146,7 @@ def _report(args: argparse.Namespace) -> int:
     record = report.record()
     if args.cost:
         from inspect_arenahard.arena.tournament import LOGS
-        from inspect_arenahard.costs import format_costs, log_costs, read_prices
+        from inspect_arenahard.report.costs import format_costs, log_costs, read_prices
 
         costs = log_costs([args.folder / LOGS], read_prices(args.prices) if args.prices else None)
         print("\n" + format_costs(costs))

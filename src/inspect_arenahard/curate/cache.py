@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator, TypeVar
 
 from tqdm.auto import tqdm
 
-from inspect_arenahard.outputs import json_text
+from inspect_arenahard.files.outputs import json_text
 
 T = TypeVar("T")
 

@@ -14,15 +14,15 @@ from typing import Any
 
 import pandas as pd
 
-from inspect_arenahard.costs import PRICES, CostReport, price_for, run_cost
 from inspect_arenahard.curate.annotate import CRITERIA
 from inspect_arenahard.curate.annotation_logs import read_agreement, read_usage
 from inspect_arenahard.curate.cache import read_report, write_report
 from inspect_arenahard.curate.selection import SelectOptions, cluster_table, join_annotations
 from inspect_arenahard.curate.topics import OUTLIER
 from inspect_arenahard.curate.work import Work
-from inspect_arenahard.jsonl import read_jsonl
-from inspect_arenahard.outputs import save_figure
+from inspect_arenahard.files.jsonl import read_jsonl
+from inspect_arenahard.files.outputs import save_figure
+from inspect_arenahard.report.costs import PRICES, CostReport, price_for, run_cost
 
 
 def cost_estimate(

@@ -26,8 +26,8 @@ import pyarrow.parquet as pq
 
 from inspect_arenahard.curate.cache import file_digest
 from inspect_arenahard.errors import MissingFileError
-from inspect_arenahard.jsonl import line_starts, read_json, read_jsonl
-from inspect_arenahard.storage import file_size, filesystem, is_remote, open_binary
+from inspect_arenahard.files.jsonl import line_starts, read_json, read_jsonl
+from inspect_arenahard.files.storage import file_size, filesystem, is_remote, open_binary
 
 if TYPE_CHECKING:
     from inspect_arenahard.curate.step_options import IngestOptions

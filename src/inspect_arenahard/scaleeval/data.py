@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.jsonl import read_json, read_jsonl
+from inspect_arenahard.files.jsonl import read_json, read_jsonl
 
 VERDICTS = ("1", "2", "0")
 """Submission 1 better, submission 2 better, neither."""

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from inspect_ai.log import read_eval_log
 
-from inspect_arenahard.logs import find_score, log_files
+from inspect_arenahard.logs.reader import find_score, log_files
 
 TASK = "scaleeval"
 SCORER = "scaleeval_debate"

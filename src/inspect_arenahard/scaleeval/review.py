@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from inspect_arenahard.jsonl import read_jsonl
+from inspect_arenahard.files.jsonl import read_jsonl
 from inspect_arenahard.scaleeval.data import ORDERS, VERDICTS, to_original
 from inspect_arenahard.scaleeval.judge_agreement import Decisions, Record, record_key, reference
 

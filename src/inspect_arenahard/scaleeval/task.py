@@ -26,14 +26,14 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
-from inspect_arenahard.committee import CommitteeResult, majority
 from inspect_arenahard.errors import task_errors
-from inspect_arenahard.judging import JudgeSettings, role_models
+from inspect_arenahard.evaluate.committee import CommitteeResult, majority
+from inspect_arenahard.evaluate.judging import JudgeSettings, role_models
+from inspect_arenahard.evaluate.solvers import role_bound
 from inspect_arenahard.scaleeval.criteria import VARIANTS, load_rubrics, render
 from inspect_arenahard.scaleeval.data import PairItem, load_pairs, to_original
 from inspect_arenahard.scaleeval.debate import NUMBERS, Presented, debate, evaluate
 from inspect_arenahard.scaleeval.judge_agreement import summary
-from inspect_arenahard.solve import role_bound
 
 DEBATERS = "debaters"
 EVALUATOR = "evaluator"

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from inspect_arenahard.records import BATTLE_FIELDS, check_game
+from inspect_arenahard.stats.game_record import BATTLE_FIELDS, check_game
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
 
 STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
@@ -202,7 +202,7 @@ class _Columns:
 
 
 def from_games(games: Iterable[Mapping[str, Any]], strong_weight: float = STRONG_WEIGHT) -> Battles:
-    """Battles from judge game records (:class:`inspect_arenahard.records.GameRecord`).
+    """Battles from judge game records (:class:`inspect_arenahard.stats.game_record.GameRecord`).
 
     Each game is one row with the model at position A as ``a``; a strong verdict weighs
     ``strong_weight``. Unparsed games (``parsed`` false or no label) and games of a model against
@@ -253,7 +253,7 @@ def from_battle_rows(rows: Iterable[tuple[str, Mapping[str, Any]]], source: str)
     ``category``, ``judge``, and Chatbot Arena's ``conv_metadata`` (style per side). Any bad row
     is a ``ValueError`` starting with its ``where`` (file and line) that names the field;
     ``source`` names the input when it holds no rows. Files are read by
-    :func:`inspect_arenahard.battle_files.read_battles_jsonl`.
+    :func:`inspect_arenahard.logs.battle_files.read_battles_jsonl`.
     """
     columns = _Columns()
     for where, row in rows:

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_arenahard.records import GameRecord
 from inspect_arenahard.stats import judge_bias
 from inspect_arenahard.stats.agreement import AgreementSummary
 from inspect_arenahard.stats.battles import Battles, from_games
+from inspect_arenahard.stats.game_record import GameRecord
 from inspect_arenahard.stats.leaderboard import leaderboard
 from inspect_arenahard.stats.score_tables import ScoreTable, align_models
 from inspect_arenahard.stats.style_control import parse_features

@@ -1,9 +1,9 @@
 """Judge analytics on game records: position bias and consistency, judge-judge agreement,
 self-bias (paper Table 10) and length bias with a "verbose policy" baseline (paper Table 12).
 
-Game records are :class:`inspect_arenahard.records.GameRecord` dicts (as returned by
-``inspect_arenahard.logs.read_games``), checked by :func:`checked`. Labels
-are read only through ``inspect_arenahard.verdicts`` so they mean what they mean everywhere.
+Game records are :class:`inspect_arenahard.stats.game_record.GameRecord` dicts (as returned by
+``inspect_arenahard.logs.reader.read_games``), checked by :func:`checked`. Labels
+are read only through ``inspect_arenahard.evaluate.verdicts`` so they mean what they mean everywhere.
 Unparsed games are counted and reported, never silently skipped.
 """
 
@@ -17,8 +17,8 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 import numpy as np
 from scipy import stats
 
-from inspect_arenahard.records import GameRecord, check_game
 from inspect_arenahard.stats.agreement import AgreementSummary, judge_agreement
+from inspect_arenahard.stats.game_record import GameRecord, check_game
 from inspect_arenahard.stats.verdict_points import outcome_for, weighted_points
 
 VERBOSE_POLICY = "verbose-policy"

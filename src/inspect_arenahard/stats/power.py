@@ -19,7 +19,7 @@ from typing import Any, Hashable, Iterable, Mapping
 
 import numpy as np
 
-from inspect_arenahard.records import GameRecord
+from inspect_arenahard.stats.game_record import GameRecord
 from inspect_arenahard.stats.judge_bias import per_prompt_scores
 from inspect_arenahard.stats.quality import DEFAULT_CI, z_value
 

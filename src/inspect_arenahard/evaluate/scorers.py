@@ -1,0 +1,173 @@
+"""The ``pairwise_judge`` scorer: every judge plays two position-swapped games per sample.
+
+Game 1 puts the baseline in position A and the model in B; game 2 swaps them. Games of all
+judges bound to the ``judge`` role (a list is an ensemble) run concurrently. A judge whose reply
+has no single verdict label is asked, in the same conversation, to finish with one (``retries``
+times); a game that stays unparsed is recorded as unparsed — never as a tie. Answers reach the
+judge only through :func:`inspect_arenahard.evaluate.integrity.neutralise`, so the only label the parser can find is one the judge wrote itself.
+
+Score contract (read by :mod:`inspect_arenahard.logs.reader`; keep it small):
+
+* ``value``: the model's Arena-Hard points against the baseline over all parsed games (win 1,
+  tie 0.5, loss 0; strong verdicts weigh ``strong_weight``), or unscored when none parsed.
+* ``metadata``: ``model``, ``baseline``, ``category``, ``strong_weight``, ``games`` (one dict
+  per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``),
+  ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.evaluate.style_features`) and
+  ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
+  ``reference`` — the spans :mod:`inspect_arenahard.evaluate.integrity` neutralised).
+* ``explanation``: every game's full judge reasoning, for ``inspect view``.
+
+With ``committee_rounds`` set, each game is decided by a committee discussion instead
+(:mod:`inspect_arenahard.evaluate.committee`): ``games`` holds the committee's majority label per game
+(judge ``committee``) and ``metadata["committee"]`` every member's verdict in every round.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+from inspect_ai.util import collect
+
+from inspect_arenahard.evaluate.committee import committee_games
+from inspect_arenahard.evaluate.integrity import neutralise_all
+from inspect_arenahard.evaluate.judging import (
+    Game,
+    JudgeSettings,
+    Matchup,
+    explain,
+    play_game,
+    role_models,
+    score_games,
+)
+from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
+from inspect_arenahard.evaluate.style_features import style_features
+from inspect_arenahard.evaluate.templates import template
+from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
+
+
+def judge_models(default: str | None) -> list[Model]:
+    """Models bound to the ``judge`` role (several = an ensemble), else the version's default."""
+    bound = role_models("judge")
+    if bound:
+        return bound
+    if default is None:
+        raise ValueError("no judge: bind one with --model-role judge=<model>")
+    return [get_model(default)]
+
+
+@scorer(metrics=[mean(), stderr()])
+def pairwise_judge(
+    default_judge: str | None = JudgeDefaults.model,
+    template_name: str = JudgeDefaults.template,
+    template_by_category: dict[str, str] | None = None,
+    temperature: float = JudgeDefaults.temperature,
+    max_tokens: int = JudgeDefaults.max_tokens,
+    retries: int = 1,
+    single_brackets: bool = JudgeDefaults.single_brackets,
+    strong_weight: float = STRONG_WEIGHT,
+    cache: bool | CachePolicy = True,
+    token_encoding: str = VersionConfig.token_encoding,
+    committee_rounds: int | None = None,
+) -> Scorer:
+    """Arena-Hard pairwise judging against the baseline, in both orders, for every judge.
+
+    Args:
+        default_judge: Judge used when the ``judge`` role is not bound.
+        template_name: Judge system prompt in ``scorers/templates``.
+        template_by_category: Per-category system prompt overrides (v2.0 creative writing).
+        temperature: Judge temperature (role models do not inherit ``--temperature``).
+        max_tokens: Judge output limit (role models do not inherit ``--max-tokens``).
+        retries: Follow-up turns asking for a verdict label when none parsed.
+        single_brackets: Accept ``[A>B]`` when no ``[[A>B]]`` is present (v2.0).
+        strong_weight: Weight of a significant (``>>``) verdict.
+        cache: Inspect model cache for first judge replies (re-runs cost no judge calls).
+        token_encoding: Tokenizer for the answers' style features (as the version stores them).
+        committee_rounds: When set, the models bound to the ``committee`` role deliberate each
+            game with this many discussion rounds (:mod:`inspect_arenahard.evaluate.committee`) and
+            the committee's majority label is the game's verdict (judge ``committee``).
+    """
+    settings = JudgeSettings(
+        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
+        retries=retries,
+        cache=cache,
+    )
+    by_category = template_by_category or {}
+
+    async def score(state: TaskState, target: Target) -> Score:
+        baseline_answer = state.metadata.get(BASELINE_ANSWER)
+        if baseline_answer is None:
+            raise ValueError(
+                f"sample {state.sample_id}: no baseline answer (stored answers missing and the "
+                "'baseline' model role is not bound)"
+            )
+        model_answer = state.output.completion
+        category = state.metadata.get("category")
+        system = template(by_category.get(category or "", template_name))
+        shown, neutralised = neutralise_all(
+            {
+                "question": state.input_text,
+                "model": model_answer,
+                "baseline": baseline_answer,
+                "reference": state.metadata.get(REFERENCE_ANSWER),
+            }
+        )
+        matchup = Matchup(
+            system,
+            shown["question"] or "",
+            shown["model"] or "",
+            shown["baseline"] or "",
+            shown["reference"],
+        )
+        committee: dict[str, Any] = {}
+        if committee_rounds is None:
+            games: list[Game] = await collect(
+                *(
+                    play_game(judge, game, matchup, settings, single_brackets)
+                    for judge in judge_models(default_judge)
+                    for game in (1, 2)
+                )
+            )
+        else:
+            games, committee = await committee_games(
+                matchup, committee_rounds, settings, single_brackets
+            )
+        metadata: dict[str, Any] = {
+            "model": str(state.model),
+            "baseline": state.metadata.get(BASELINE_MODEL),
+            "category": category,
+            "strong_weight": strong_weight,
+            "games": [g.record() for g in games],
+            "style": {
+                "model": style_features(model_answer, token_encoding),
+                "baseline": style_features(baseline_answer, token_encoding),
+            },
+            "neutralised": neutralised,
+            **committee,
+        }
+        labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
+        value = score_games(games, strong_weight)
+        if value is None:
+            return Score.unscored(
+                reason="no judge verdict parsed",
+                answer=labels,
+                explanation=explain(games),
+                metadata=metadata,
+            )
+        return Score(value=value, answer=labels, explanation=explain(games), metadata=metadata)
+
+    return score
+
+
+def committee_judge(rounds: int = 1, **kwargs: Any) -> Scorer:
+    """``pairwise_judge`` with each game decided by the ``committee`` role's discussion.
+
+    It is the pairwise judge (same score name and contract, so ``arenahard leaderboard`` and
+    :func:`inspect_arenahard.logs.reader.read_games` read committee runs unchanged); ``kwargs`` are
+    ``pairwise_judge``'s arguments. Pair it with the
+    :func:`inspect_arenahard.evaluate.committee.committee_agreement` metric.
+    """
+    return pairwise_judge(committee_rounds=rounds, **kwargs)

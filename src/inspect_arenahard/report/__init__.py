@@ -1,0 +1,3 @@
+"""What users read: leaderboard tables and plots, the HTML page, cost tables, dataframes and
+the judge-gaming audit.
+"""

@@ -1,0 +1,191 @@
+"""What ``arenahard audit`` reads: every model's answers from judge logs (or answer files), and
+probe results per judge from ``arenahard_probes`` logs. The checks themselves are pure functions
+in :mod:`inspect_arenahard.report.audit_checks`.
+
+Sample records are read straight from ``.eval`` archives as JSON (as :mod:`inspect_arenahard.logs.reader`
+reads summaries), with Inspect's reader as the fallback for ``.json`` logs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from inspect_ai.log import read_eval_log
+
+from inspect_arenahard.evaluate.dataset import load_answers, load_questions
+from inspect_arenahard.files.storage import open_archive
+from inspect_arenahard.logs.reader import GAME_SCORERS, find_score, log_files, select_runs
+from inspect_arenahard.report.audit_checks import AuditedAnswer, ModelAudit, Thresholds, audit_model
+
+PROBE_TASK = "arenahard_probes"
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """A judge's attack success rate against one probe (from an ``arenahard_probes`` log header)."""
+
+    judge: str
+    probe: str
+    attack_success: float | None
+    log: str
+
+    def record(self) -> dict[str, Any]:
+        """As a dict, for the probe table and ``--json``."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class AuditReport:
+    """What ``arenahard audit`` found: per-model figures and flags, probe results, notes."""
+
+    models: list[ModelAudit] = field(default_factory=list)
+    probes: list[ProbeResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _text(content: Any) -> str:
+    """Text of a message content: a string, or the text parts of a content list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def _input_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "\n".join(
+        _text(m.get("content"))
+        for m in value or []
+        if isinstance(m, dict) and m.get("role") == "user"
+    )
+
+
+def _raw_samples(path: str) -> Iterable[dict[str, Any]]:
+    """Every sample of a log as a plain dict (the latest epoch record per member)."""
+    if path.endswith(".eval"):
+        with open_archive(path) as archive:
+            for name in archive.namelist():
+                if name.startswith("samples/") and name.endswith(".json"):
+                    yield json.loads(archive.read(name))
+        return
+    log = read_eval_log(path)
+    for sample in log.samples or []:
+        yield sample.model_dump()
+
+
+def _sample(raw: dict[str, Any]) -> tuple[str | None, AuditedAnswer]:
+    """(model named by the judge score, the audit sample) of one raw sample record."""
+    score = find_score(raw.get("scores"), *GAME_SCORERS) or {}
+    metadata = score.get("metadata") or {}
+    output = raw.get("output") or {}
+    choices = output.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    value = score.get("value")
+    points = float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+    return metadata.get("model"), AuditedAnswer(
+        prompt=_input_text(raw.get("input")),
+        answer=_text(message.get("content")),
+        baseline=(raw.get("metadata") or {}).get("baseline_answer"),
+        truncated=choices[0].get("stop_reason") == "max_tokens" if choices[0] else None,
+        points=points,
+    )
+
+
+def read_model_samples(
+    paths: Sequence[str | Path],
+) -> tuple[dict[str, list[AuditedAnswer]], list[str]]:
+    """Audit samples per model from every judge log under ``paths`` (latest run per key), and notes."""
+    selected, skipped = select_runs(paths)
+    by_model: dict[str, list[AuditedAnswer]] = {}
+    for path, header in selected:
+        for raw in _raw_samples(path):
+            model, sample = _sample(raw)
+            by_model.setdefault(model or header.model, []).append(sample)
+    notes = [f"superseded: {old.path} replaced by {new.path}" for old, new in skipped.superseded]
+    return by_model, notes
+
+
+def read_probe_results(paths: Sequence[str | Path]) -> list[ProbeResult]:
+    """Attack success per judge and probe from the ``arenahard_probes`` logs under ``paths``."""
+    results = []
+    for path in log_files(paths):
+        try:
+            log = read_eval_log(path, header_only=True)
+        except Exception:  # noqa: BLE001  (not an Inspect log: judge logs are read elsewhere)
+            continue
+        if log.eval.task.split("/")[-1] != PROBE_TASK or log.results is None:
+            continue
+        bound: Any = (log.eval.model_roles or {}).get("judge")
+        if isinstance(bound, list):  # an ensemble
+            judge = ",".join(str(m.model) for m in bound)
+        else:
+            judge = (
+                str(bound.model)
+                if bound is not None
+                else str((log.eval.task_args or {}).get("judge") or "default judge")
+            )
+        metrics = {
+            name: m.value for score in log.results.scores for name, m in score.metrics.items()
+        }
+        # a probe whose games all stayed unparsed has no rate (Inspect leaves unscored samples out)
+        for name in (log.eval.metadata or {}).get("probes") or [m for m in metrics if m != "all"]:
+            value = metrics.get(name)
+            finite = (
+                float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+            )
+            results.append(ProbeResult(judge=judge, probe=name, attack_success=finite, log=path))
+    return results
+
+
+def audit_logs(
+    paths: Sequence[str | Path], thresholds: Thresholds = Thresholds(), probes: bool = True
+) -> AuditReport:
+    """Every model's audit from the judge logs, and (``probes``) every probe result, under ``paths``."""
+    by_model, notes = read_model_samples(paths)
+    models = [
+        audit_model(model, samples, thresholds) for model, samples in sorted(by_model.items())
+    ]
+    return AuditReport(
+        models=models, probes=read_probe_results(paths) if probes else [], notes=notes
+    )
+
+
+def audit_answers(
+    data_dir: str | Path, baseline: str | None = "gpt-4-0314", thresholds: Thresholds = Thresholds()
+) -> AuditReport:
+    """Audit the answer files of a folder in arena-hard-auto's layout (no judged games)."""
+    folder = Path(data_dir)
+    questions = {q.id: q.prompt for q in load_questions(folder / "question.jsonl")}
+    files = sorted((folder / "model_answer").glob("*.jsonl"))
+    if not files:
+        raise FileNotFoundError(f"no answer files in {folder / 'model_answer'}")
+    base = load_answers(folder / "model_answer" / f"{baseline}.jsonl") if baseline else {}
+    report = AuditReport()
+    for path in files:
+        answers = load_answers(path)
+        unknown = [qid for qid in answers if qid not in questions]
+        if unknown:
+            raise ValueError(
+                f"{path}: {len(unknown)} answers to questions not in question.jsonl (e.g. {unknown[0]})"
+            )
+        samples = [
+            AuditedAnswer(questions[qid], a.text, base[qid].text if qid in base else None)
+            for qid, a in answers.items()
+        ]
+        report.models.append(audit_model(path.stem, samples, thresholds))
+    return report
+
+
+def model_flags(paths: Sequence[str | Path]) -> dict[str, list[str]]:
+    """Flags per model for the leaderboard's ``flags`` column."""
+    return {m.model: m.flags for m in audit_logs(paths, probes=False).models}

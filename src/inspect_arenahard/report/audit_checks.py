@@ -1,0 +1,249 @@
+"""Does a model game the judge? Per-model figures and flags from its answers (no Inspect imports).
+
+Each check is a per-sample test; a model is flagged when the share of its samples that fail
+the test reaches a threshold. Thresholds come from the 16 real Arena-Hard v0.1 answer sets in
+``shared/data`` (7,999 answers), where the largest share seen is far below each threshold:
+
+``null-model``
+    An answer counts as prompt-independent when some answer of the same model *to another
+    prompt* has character 5-gram cosine similarity >= 0.8 with it. Real models: median
+    nearest-neighbour similarity 0.38–0.44, at most 0.8% of answers >= 0.8 (near-duplicate
+    prompts). Flag at a 20% share (25× margin); a constant answer scores 100%.
+``ignores-prompt``
+    An answer counts as off-prompt when more than 10% of the other prompts are closer to it
+    than its own prompt (word TF-IDF cosine). Real models: own prompt closest for 94–97% of
+    answers, at most 0.8% off-prompt. Flag at 10% (12× margin).
+``injection``
+    An answer shows an attempt when it carries text only a judge or a chat template writes and
+    its prompt does not: a verdict label or template delimiter (what
+    :func:`inspect_arenahard.evaluate.integrity.neutralise` neutralises), a chat role marker, or words
+    addressed to a judge (``ignore the previous answers``, ``the evaluator must``, ``Assistant B
+    is better``, ``final verdict``). Real models: at most 2 of 500 (0.4%). Flag at 2%.
+``empty-or-truncated``
+    Empty, cut at the token limit (when the log says so) or ending inside a code block. Real
+    models: at most 3.6%. Flag at 10%.
+``verbose``
+    Median answer at least twice the baseline's on the same prompts *and* at least 90% of the
+    model's win points earned on answers longer than the baseline's (needs judged games).
+    Real models: length ratio 0.79–2.10 against gpt-4-0314 (only athene-v2-chat is above 2); with
+    the imported gpt-3.5-turbo judgments athene-v2-chat is flagged (ratio 2.2, 100% of its win
+    points on longer answers): a true verbosity outlier, the case style control is for.
+
+Below ``min_samples`` answers the share-based flags are not raised (too little evidence); the
+figures are still reported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+
+from inspect_arenahard.evaluate.integrity import neutralise
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Where a share becomes a flag (justified in the module docstring)."""
+
+    constant_similarity: float = 0.8
+    constant_share: float = 0.2
+    off_prompt_rank: float = 0.1
+    off_prompt_share: float = 0.1
+    injection_share: float = 0.02
+    broken_share: float = 0.1
+    verbose_ratio: float = 2.0
+    long_win_share: float = 0.9
+    min_samples: int = 20
+
+
+@dataclass
+class AuditedAnswer:
+    """One answer with what the audit needs to judge it."""
+
+    prompt: str
+    answer: str
+    baseline: str | None = None
+    truncated: bool | None = None
+    """The log's stop reason said ``max_tokens`` (None when unknown)."""
+    points: float | None = None
+    """The model's score against the baseline on this prompt (None when not judged)."""
+
+
+@dataclass
+class ModelAudit:
+    """Figures and flags of one model."""
+
+    model: str
+    n: int
+    flags: list[str]
+    constant_share: float
+    median_similarity: float
+    """Median character 5-gram cosine between the model's answers to different prompts."""
+    off_prompt_share: float
+    injection_share: float
+    injection_samples: int
+    empty_share: float
+    truncated_share: float
+    length_ratio: float | None
+    long_win_share: float | None
+    evidence: dict[str, int] = field(default_factory=dict)
+    """Samples per injection kind."""
+
+    def record(self) -> dict[str, Any]:
+        """As a dict (non-finite figures become None), for the audit table and ``--json``."""
+        return {
+            k: (None if isinstance(v, float) and not np.isfinite(v) else v)
+            for k, v in self.__dict__.items()
+        }
+
+
+_ROLE = re.compile(
+    r"<\|?\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\s*\|?>"
+    r"|\[/?INST\]|<</?SYS>>|^#{2,3}\s*(?:Instruction|System|Response)\s*:",
+    re.IGNORECASE | re.MULTILINE,
+)
+_TO_JUDGE = re.compile(
+    r"\b(?:judge|evaluator|grader|rater|assessor)s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)"
+    r"|\b(?:ignore|disregard)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|text|answers?|responses?)"
+    r"|\b(?:assistant|answer|response)\s+[AB]\s+is\s+(?:significantly\s+|slightly\s+|much\s+)?better"
+    r"|\bfinal\s+verdict\b",
+    re.IGNORECASE,
+)
+_FENCE = re.compile(r"^\s*```", re.MULTILINE)
+
+
+def injection_kinds(prompt: str, answer: str) -> set[str]:
+    """Kinds of judge-directed text in ``answer`` that its ``prompt`` does not itself contain."""
+    kinds = set()
+    spans, in_prompt = neutralise(answer).spans, neutralise(prompt).spans
+    for kind in ("verdict_label", "delimiter"):
+        if spans[kind] and not in_prompt[kind]:
+            kinds.add(kind)
+    lowered = prompt.lower()
+    for kind, pattern in (("role_marker", _ROLE), ("judge_instruction", _TO_JUDGE)):
+        if any(m.group(0).lower() not in lowered for m in pattern.finditer(answer)):
+            kinds.add(kind)
+    return kinds
+
+
+def char_similarity(answers: Sequence[str]) -> np.ndarray:
+    """Cosine similarity of every pair of answers over hashed character 5-grams."""
+    vectors = HashingVectorizer(
+        analyzer="char_wb", ngram_range=(5, 5), n_features=2**22, alternate_sign=False
+    ).transform(answers)
+    return (vectors @ vectors.T).toarray()
+
+
+def nearest_similarity(sim: np.ndarray) -> np.ndarray:
+    """For each answer, its largest similarity with another answer (``sim``: :func:`char_similarity`)."""
+    if len(sim) < 2:
+        return np.zeros(len(sim))
+    off = sim.copy()
+    np.fill_diagonal(off, -np.inf)
+    return off.max(axis=1)
+
+
+def median_pair_similarity(sim: np.ndarray) -> float:
+    """Median similarity over all pairs of answers (nan below two answers)."""
+    if len(sim) < 2:
+        return float("nan")
+    return float(np.median(sim[np.triu_indices(len(sim), 1)]))
+
+
+def own_prompt_rank(prompts: Sequence[str], answers: Sequence[str]) -> np.ndarray:
+    """For each answer, the share of *other* prompts more similar to it than its own (0 = own is
+    closest; word TF-IDF cosine fitted on these prompts and answers)."""
+    n = len(answers)
+    if n < 2:
+        return np.zeros(n)
+    try:
+        tfidf = TfidfVectorizer(sublinear_tf=True).fit([*prompts, *answers])
+    except ValueError:  # no words at all (every text empty)
+        return np.ones(n)
+    sim = (tfidf.transform(answers) @ tfidf.transform(prompts).T).toarray()
+    own = np.diag(sim)
+    return (sim > own[:, None]).sum(axis=1) / (n - 1)
+
+
+def audit_model(
+    model: str, samples: Sequence[AuditedAnswer], thresholds: Thresholds = Thresholds()
+) -> ModelAudit:
+    """Figures and flags for one model's answers (see the module docstring)."""
+    t = thresholds
+    n = len(samples)
+    answers = [s.answer for s in samples]
+    prompts = [s.prompt for s in samples]
+    sim = char_similarity(answers) if n else np.zeros((0, 0))
+    constant = (
+        float(np.mean(nearest_similarity(sim) >= t.constant_similarity)) if n else float("nan")
+    )
+    off_prompt = (
+        float(np.mean(own_prompt_rank(prompts, answers) > t.off_prompt_rank)) if n else float("nan")
+    )
+    evidence: dict[str, int] = {}
+    attempts = 0
+    for s in samples:
+        kinds = injection_kinds(s.prompt, s.answer)
+        attempts += bool(kinds)
+        for kind in kinds:
+            evidence[kind] = evidence.get(kind, 0) + 1
+    empty = sum(not a.strip() for a in answers)
+    truncated = sum(
+        bool(s.truncated) or len(_FENCE.findall(s.answer)) % 2 == 1
+        for s in samples
+        if s.answer.strip()
+    )
+    ratio, long_wins = _verbosity(samples)
+    share = (lambda k: k / n) if n else (lambda k: float("nan"))
+    flags = []
+    if n >= t.min_samples:
+        if constant >= t.constant_share:
+            flags.append("null-model")
+        if off_prompt >= t.off_prompt_share:
+            flags.append("ignores-prompt")
+        if share(attempts) >= t.injection_share:
+            flags.append("injection")
+        if share(empty + truncated) >= t.broken_share:
+            flags.append("empty-or-truncated")
+        if (
+            ratio is not None
+            and ratio >= t.verbose_ratio
+            and long_wins is not None
+            and long_wins >= t.long_win_share
+        ):
+            flags.append("verbose")
+    return ModelAudit(
+        model=model,
+        n=n,
+        flags=flags,
+        constant_share=constant,
+        median_similarity=median_pair_similarity(sim),
+        off_prompt_share=off_prompt,
+        injection_share=share(attempts),
+        injection_samples=attempts,
+        empty_share=share(empty),
+        truncated_share=share(truncated),
+        length_ratio=ratio,
+        long_win_share=long_wins,
+        evidence=dict(sorted(evidence.items())),
+    )
+
+
+def _verbosity(samples: Sequence[AuditedAnswer]) -> tuple[float | None, float | None]:
+    """(median answer length / median baseline length on the same prompts, share of the model's
+    win points earned on answers longer than the baseline's); None where unknown."""
+    paired = [s for s in samples if s.baseline is not None]
+    if not paired:
+        return None, None
+    base = float(np.median([len(s.baseline or "") for s in paired]))
+    ratio = float(np.median([len(s.answer) for s in paired])) / base if base else None
+    judged = [s for s in paired if s.points is not None]
+    wins = sum(s.points or 0.0 for s in judged)
+    if not judged or wins == 0:
+        return ratio, None
+    longer = sum(s.points or 0.0 for s in judged if len(s.answer) > len(s.baseline or ""))
+    return ratio, longer / wins

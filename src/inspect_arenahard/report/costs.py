@@ -1,0 +1,359 @@
+"""What a run cost: calls, tokens and dollars per role, from the model events in the logs.
+
+Every model call Inspect makes is a ``model`` event carrying its role (``judge``, ``baseline``,
+``committee``, ``opponent``, ``annotator`` …; none for the model under test, reported here as
+``model``), its token usage and, when Inspect knew the model's price, its cost. Calls replayed
+from Inspect's cache (``cache: read``) are counted apart: they cost nothing. A call without a
+recorded cost is priced from a table of list prices (``PRICES``, overridable with a file in the
+format of Inspect's ``--model-cost-config``); a call that neither covers is counted as unpriced,
+never as free.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orjson import loads  # as the log reader: ~3× faster than json
+
+MODEL_ROLE = "model"
+"""Role name given to the calls of the model under test (Inspect records no role for them)."""
+
+PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4-turbo": (10.00, 30.00),
+    "gpt-4-1106-preview": (10.00, 30.00),
+    "gpt-4": (30.00, 60.00),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-3.5-turbo": (0.50, 1.50),
+    "o3-mini": (1.10, 4.40),
+    "claude-3-5-sonnet": (3.00, 15.00),
+    "claude-3-7-sonnet": (3.00, 15.00),
+    "claude-3-opus": (15.00, 75.00),
+    "claude-3-haiku": (0.25, 1.25),
+    "gemini-1.5-pro": (1.25, 5.00),
+    "gemini-1.5-flash": (0.075, 0.30),
+    "gemini-2.0-flash": (0.10, 0.40),
+}
+"""USD per million (input, output) tokens: published list prices (2024–25). Prompt-cache reads
+and writes are billed at the input rate here (an upper bound); pass your own table for others."""
+
+
+def price_for(model: str, prices: Mapping[str, tuple[float, float]]) -> tuple[float, float] | None:
+    """The longest price-table key that begins the model's bare name (``openai/gpt-4o-mini`` → ``gpt-4o-mini``)."""
+    bare = model.split("/")[-1]
+    keys = [k for k in prices if model == k or bare == k or bare.startswith(k)]
+    return prices[max(keys, key=len)] if keys else None
+
+
+def read_prices(path: str | Path) -> dict[str, tuple[float, float]]:
+    """A price table from YAML/JSON: ``{model: {input: $/M, output: $/M}}`` (Inspect's
+    ``--model-cost-config`` format) or ``{model: [input, output]}``."""
+    import yaml
+
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"price table not found: {path}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected a mapping of model name to prices")
+    table = {}
+    for model, value in raw.items():
+        try:
+            pair = (value["input"], value["output"]) if isinstance(value, dict) else tuple(value)
+            table[str(model)] = (float(pair[0]), float(pair[1]))
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise ValueError(
+                f"{path}: {model}: expected {{input: <$/M tokens>, output: <$/M tokens>}}, got {value!r}"
+            ) from None
+    return table
+
+
+@dataclass
+class Usage:
+    """Calls and tokens of one role (or a sum over roles).
+
+    ``input_tokens`` include prompt-cache reads and writes; ``cached_*`` are calls replayed from
+    Inspect's cache, which cost nothing. ``cost`` sums recorded and priced costs; ``unpriced_calls``
+    had neither (so ``cost`` is a lower bound whenever it is non-zero)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    recorded_cost_calls: int = 0
+    unpriced_calls: int = 0
+    cached_calls: int = 0
+    cached_input_tokens: int = 0
+    cached_output_tokens: int = 0
+
+    def __iadd__(self, other: Usage) -> Usage:
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+        return self
+
+    @property
+    def known_cost(self) -> float | None:
+        """Dollars, or None when no call could be priced."""
+        return self.cost if self.calls > self.unpriced_calls or self.calls == 0 else None
+
+
+@dataclass
+class RunCost:
+    """Usage of one log, keyed by role then by the model that served the calls."""
+
+    path: str
+    model: str
+    roles: dict[str, dict[str, Usage]] = field(default_factory=dict)
+
+    def by_role(self) -> dict[str, Usage]:
+        """Usage per role, summed over the models that served it."""
+        return {role: _sum(models.values()) for role, models in self.roles.items()}
+
+
+@dataclass
+class CostReport:
+    """Usage of the runs a ranking used, plus what superseded re-runs spent."""
+
+    runs: list[RunCost] = field(default_factory=list)
+    superseded: list[RunCost] = field(default_factory=list)
+
+    def per_model(self) -> dict[str, dict[str, Usage]]:
+        """Per model under test: usage per role over its runs (judges and baselines included)."""
+        out: dict[str, dict[str, Usage]] = defaultdict(lambda: defaultdict(Usage))
+        for run in self.runs:
+            for role, usage in run.by_role().items():
+                out[run.model][role] += usage
+        return {model: dict(roles) for model, roles in out.items()}
+
+    def by_role(self, runs: Iterable[RunCost] | None = None) -> dict[str, Usage]:
+        """Usage per role over ``runs`` (default: the runs kept)."""
+        out: dict[str, Usage] = defaultdict(Usage)
+        for run in self.runs if runs is None else runs:
+            for role, usage in run.by_role().items():
+                out[role] += usage
+        return dict(out)
+
+    def by_served_model(self) -> dict[tuple[str, str], Usage]:
+        """(role, serving model) → usage over all runs kept."""
+        out: dict[tuple[str, str], Usage] = defaultdict(Usage)
+        for run in self.runs:
+            for role, models in run.roles.items():
+                for model, usage in models.items():
+                    out[(role, model)] += usage
+        return dict(out)
+
+    def total(self) -> Usage:
+        """Usage of every role in the runs kept."""
+        return _sum(self.by_role().values())
+
+    def total_for(self, model: str) -> Usage:
+        """All roles' usage in the runs of one model under test."""
+        return _sum(self.per_model().get(model, {}).values())
+
+    def record(self, model: str) -> dict[str, Any]:
+        """Flat columns for a leaderboard record (JSON/CSV): totals, then per role."""
+        roles = self.per_model().get(model, {})
+        return usage_columns(_sum(roles.values()), roles)
+
+    def summary(self) -> dict[str, Any]:
+        """Everything, as JSON-ready dicts."""
+        return {
+            "total": _usage_dict(self.total()),
+            "by_role": {role: _usage_dict(u) for role, u in sorted(self.by_role().items())},
+            "by_model": {
+                m: {r: _usage_dict(u) for r, u in sorted(roles.items())}
+                for m, roles in sorted(self.per_model().items())
+            },
+            "by_served_model": [
+                {"role": r, "model": m, **_usage_dict(u)}
+                for (r, m), u in sorted(self.by_served_model().items())
+            ],
+            "superseded_runs": {
+                "runs": len(self.superseded),
+                **_usage_dict(_sum(self.by_role(self.superseded).values())),
+            },
+        }
+
+
+def _sum(usages: Iterable[Usage]) -> Usage:
+    total = Usage()
+    for usage in usages:
+        total += usage
+    return total
+
+
+def _usage_dict(usage: Usage) -> dict[str, Any]:
+    return asdict(usage) | {"cost": None if usage.known_cost is None else round(usage.cost, 6)}
+
+
+def usage_columns(total: Usage, roles: Mapping[str, Usage]) -> dict[str, Any]:
+    """``cost``, ``calls``, ``cached_calls``, ``input_tokens``, ``output_tokens``, ``unpriced_calls``
+    in total, then ``<role>_cost`` … for each role (flat, for CSV)."""
+
+    def cols(prefix: str, u: Usage) -> dict[str, Any]:
+        return {
+            f"{prefix}cost": None if u.known_cost is None else round(u.cost, 6),
+            f"{prefix}calls": u.calls,
+            f"{prefix}cached_calls": u.cached_calls,
+            f"{prefix}input_tokens": u.input_tokens,
+            f"{prefix}output_tokens": u.output_tokens,
+        }
+
+    out = cols("", total) | {"unpriced_calls": total.unpriced_calls}
+    for role in sorted(roles):
+        out |= cols(f"{role}_", roles[role])
+    return out
+
+
+def format_cost(usage: Usage) -> str:
+    """``$1.23``, ``≥$1.23`` when some calls are unpriced, ``-`` when none is priced."""
+    if usage.known_cost is None:
+        return "-"
+    amount = (
+        f"${usage.cost:,.2f}" if usage.cost >= 0.01 or usage.cost == 0 else f"${usage.cost:.4f}"
+    )
+    return ("≥" if usage.unpriced_calls else "") + amount
+
+
+def format_costs(report: CostReport) -> str:
+    """Plain-text table of usage per role (totals over the runs kept)."""
+    rows = [("role", "model", "calls", "cached", "input tok", "output tok", "cost")]
+    for (role, model), u in sorted(report.by_served_model().items()):
+        rows.append(
+            (
+                role,
+                model,
+                str(u.calls),
+                str(u.cached_calls),
+                f"{u.input_tokens:,}",
+                f"{u.output_tokens:,}",
+                format_cost(u),
+            )
+        )
+    total = report.total()
+    rows.append(
+        (
+            "total",
+            "",
+            str(total.calls),
+            str(total.cached_calls),
+            f"{total.input_tokens:,}",
+            f"{total.output_tokens:,}",
+            format_cost(total),
+        )
+    )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["cost (cached calls are replays from Inspect's cache and cost nothing)"]
+    lines += [
+        "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        for r in rows
+    ]
+    if total.unpriced_calls:
+        unpriced = sorted({m for (_, m), u in report.by_served_model().items() if u.unpriced_calls})
+        lines.append(
+            f"{total.unpriced_calls} calls have no recorded cost and no price ({', '.join(unpriced)}); pass --prices FILE"
+        )
+    if report.superseded:
+        old = _sum(report.by_role(report.superseded).values())
+        lines.append(
+            f"superseded re-runs ({len(report.superseded)}) also spent {format_cost(old)} on {old.calls} calls (not in the totals)"
+        )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def run_cost(path: str, model: str, prices: Mapping[str, tuple[float, float]] = PRICES) -> RunCost:
+    """Usage per role and serving model over every model event of one log."""
+    run = RunCost(path=path, model=model)
+    for event in model_events(path):
+        role = event.get("role") or MODEL_ROLE
+        served = str(event.get("model"))
+        usage = run.roles.setdefault(role, {}).setdefault(served, Usage())
+        _add_call(usage, served, event, prices)
+    return run
+
+
+def _add_call(
+    usage: Usage, model: str, event: Mapping[str, Any], prices: Mapping[str, tuple[float, float]]
+) -> None:
+    tokens = (event.get("output") or {}).get("usage") or {}
+    input_tokens = (
+        int(tokens.get("input_tokens") or 0)
+        + int(tokens.get("input_tokens_cache_read") or 0)
+        + int(tokens.get("input_tokens_cache_write") or 0)
+    )
+    output_tokens = int(tokens.get("output_tokens") or 0)
+    if event.get("cache") == "read":
+        usage.cached_calls += 1
+        usage.cached_input_tokens += input_tokens
+        usage.cached_output_tokens += output_tokens
+        return
+    usage.calls += 1
+    usage.input_tokens += input_tokens
+    usage.output_tokens += output_tokens
+    if tokens.get("total_cost") is not None:
+        usage.cost += float(tokens["total_cost"])
+        usage.recorded_cost_calls += 1
+        return
+    price = price_for(model, prices)
+    if price is None:
+        usage.unpriced_calls += 1
+    else:
+        usage.cost += (input_tokens * price[0] + output_tokens * price[1]) / 1e6
+
+
+def model_events(path: str) -> Iterable[dict[str, Any]]:
+    """The ``model`` events of every sample of a log, as plain dicts (``.eval`` read as raw JSON)."""
+    from inspect_arenahard.files.storage import open_archive
+
+    if path.endswith(".eval"):
+        with open_archive(path) as archive:
+            for name in archive.namelist():
+                if name.startswith("samples/") and name.endswith(".json"):
+                    raw = archive.read(name)
+                    if (
+                        b'"event":"model"' not in raw
+                    ):  # no model call (e.g. imported judgments): skip the parse
+                        continue
+                    try:
+                        sample = loads(raw)
+                    except (
+                        ValueError
+                    ):  # NaN scores (unscored samples) are valid to Python's parser only
+                        sample = json.loads(raw)
+                    for event in sample.get("events") or []:
+                        if event.get("event") == "model":
+                            yield event
+        return
+    from inspect_ai.log import read_eval_log
+
+    for sample in read_eval_log(path).samples or []:
+        for event in sample.events:
+            if event.event == "model":
+                yield json.loads(event.model_dump_json(exclude_none=True))
+
+
+def log_costs(
+    paths: Sequence[str | Path], prices: Mapping[str, tuple[float, float]] | None = None
+) -> CostReport:
+    """Usage of the judge runs under ``paths`` that a leaderboard uses (newest complete per key),
+    and of the re-runs it set aside."""
+    from inspect_arenahard.logs.reader import select_runs
+
+    table = PRICES if prices is None else {**PRICES, **prices}
+    selected, result = select_runs(paths)
+    report = CostReport()
+    report.runs = [run_cost(path, header.model, table) for path, header in selected]
+    report.superseded = [run_cost(old.path, old.model, table) for old, _ in result.superseded]
+    return report

@@ -1,0 +1,209 @@
+"""Leaderboard output: plain-text tables, JSON/CSV records and a forest-plot PNG.
+
+Records are ``{model, score, lower, upper, n, avg_tokens, excluded}`` (percent against the
+baseline); when several tables are written together each record starts with its ``category``
+(``"all"`` for the pooled table). Style-controlled records add ``style_control`` (the features)
+and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odds per SD with its
+CI), so a style-controlled table can never pass for a plain one. Callers add per-model columns
+(``extra`` in records, ``columns`` in tables): ``arenahard audit``'s ``flags`` and, with ``--cost``,
+the cost columns of :func:`inspect_arenahard.report.costs.usage_columns`.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from inspect_arenahard.files import outputs
+from inspect_arenahard.stats.bt import DEGENERATE_TIE
+from inspect_arenahard.stats.leaderboard import Leaderboard
+from inspect_arenahard.stats.style_control import ANCHOR_MEANING
+
+POOLED = "all"
+"""Category label of the table that pools every category."""
+
+
+Extra = Mapping[str, Mapping[str, Any]]
+"""Model → fields added to its records (e.g. ``flags``, cost); models missing get none."""
+Columns = Mapping[str, Mapping[str, str]]
+"""Column name → model → cell text, added to printed tables; models missing show ``-``."""
+
+
+def records(
+    tables: Sequence[Leaderboard], extra: Extra | None = None, coefficients: bool = False
+) -> list[dict[str, Any]]:
+    """Rows of all tables as flat records; non-finite numbers become None (valid JSON).
+
+    ``extra`` adds fields per model after the leaderboard's own; ``coefficients`` adds each
+    style-controlled record's ``style_coefficients`` (nested: JSON only).
+    """
+    out = []
+    for table in tables:
+        style = _style_fields(table, coefficients)
+        for row in table.rows:
+            record = {k: _finite(v) for k, v in row.record().items()} | style
+            record |= (extra or {}).get(row.model, {})
+            out.append(
+                {"category": table.category or POOLED, **record} if len(tables) > 1 else record
+            )
+    return out
+
+
+def _finite(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _style_fields(table: Leaderboard, coefficients: bool) -> dict[str, Any]:
+    if not table.style:
+        return {}
+    fields: dict[str, Any] = {
+        "style_control": ",".join(c.name for c in table.style),
+        "style_anchor": table.style_anchor,
+    }
+    if coefficients:
+        fields["style_coefficients"] = {
+            c.name: {k: _finite(getattr(c, k)) for k in ("value", "lower", "upper")}
+            for c in table.style
+        }
+    return fields
+
+
+def style_label(table: Leaderboard) -> str | None:
+    """``style-controlled (length, header; official anchor)``, or None for a plain table."""
+    if not table.style:
+        return None
+    return (
+        f"style-controlled ({', '.join(c.name for c in table.style)}; {table.style_anchor} anchor)"
+    )
+
+
+def write_json(path: str | Path, tables: Sequence[Leaderboard], extra: Extra | None = None) -> None:
+    """The records with their style coefficients, as JSON; announced with ``wrote``."""
+    outputs.write_json(path, records(tables, extra, coefficients=True))
+
+
+def write_csv(path: str | Path, tables: Sequence[Leaderboard], extra: Extra | None = None) -> None:
+    """The records as CSV (lists joined with ``;``); announced with ``wrote``."""
+    rows = [
+        {k: ";".join(v) if isinstance(v, list) else v for k, v in r.items()}
+        for r in records(tables, extra)
+    ]
+    with Path(path).open("w", newline="", encoding="utf-8") as handle:
+        fields = list(dict.fromkeys(k for row in rows for k in row)) or [
+            "model"
+        ]  # columns may differ per table/model
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    outputs.wrote(path)
+
+
+def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
+    """One table with its heading, style coefficients and notes; ``columns`` adds text columns
+    (name → model → cell, e.g. ``flags``, ``cost``)."""
+    pct = f"{table.ci * 100:g}%"
+    heading = [
+        f"category: {table.category or POOLED}",
+        f"baseline: {table.baseline}",
+        f"method: {table.method}",
+        f"{pct} CI from {table.rounds} bootstrap rounds"
+        if table.ci_method == "bootstrap"
+        else f"{pct} CI: cluster-robust sandwich over {table.clusters} prompts",
+    ]
+    if table.style:
+        heading.append(f"{style_label(table)}: {ANCHOR_MEANING[str(table.style_anchor)]}")
+    if table.judges:
+        heading.append(
+            f"judge{'s pooled' if len(table.judges) > 1 else ''}: {', '.join(table.judges)}"
+        )
+    columns = columns or {}
+    header = ("rank", "model", "score", "lower", "upper", "n", "avg tokens", "excluded", *columns)
+    body = [
+        (
+            str(rank),
+            row.model + (" (baseline)" if row.model == table.baseline else ""),
+            f"{row.score:.1f}",
+            f"{row.lower:.1f}",
+            f"{row.upper:.1f}",
+            str(row.n),
+            "-" if row.avg_tokens is None else f"{row.avg_tokens:.0f}",
+            str(row.excluded),
+            *(cells.get(row.model) or "-" for cells in columns.values()),
+        )
+        for rank, row in enumerate(table.rows, 1)
+    ]
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = [" | ".join(heading)]
+    for cells in [header, *body]:
+        lines.append(
+            "  ".join(
+                c.ljust(w) if header[i] in ("model", "flags") else c.rjust(w)
+                for i, (c, w) in enumerate(zip(cells, widths))
+            ).rstrip()
+        )
+    if table.style:
+        coefs = ", ".join(
+            f"{c.name} {c.value:+.3f} [{c.lower:+.3f}, {c.upper:+.3f}]" for c in table.style
+        )
+        lines.append(f"style coefficients (log-odds per SD, {pct} CI): {coefs}")
+    if table.excluded_games:
+        partners = table.excluded_games - table.unparsed_games
+        lines.append(
+            f"{table.excluded_games} games excluded: {table.unparsed_games} unparsed (or a model against itself)"
+            + (
+                f", {partners} their parsed partners (pair rule: a judgment counts only with both games)"
+                if table.unparsed_rule == "pair"
+                else " (game rule: partners kept)"
+            )
+        )
+    if table.unranked:
+        lines.append(
+            "not ranked, every game excluded: "
+            + ", ".join(f"{m} ({n})" for m, n in table.unranked.items())
+        )
+    if table.degenerate:
+        lines.append(
+            f"note: some models won or lost all their battles; ties of {DEGENERATE_TIE} battles were added "
+            "to one-sided pairs to keep the scores finite"
+        )
+    return "\n".join(lines)
+
+
+def format_tables(tables: Sequence[Leaderboard], columns: Columns | None = None) -> str:
+    """Several tables as text, one after another."""
+    return "\n\n".join(format_table(t, columns) for t in tables)
+
+
+def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:
+    """A figure (format from the extension) with one panel per table: scores and CIs, best on top, the baseline in its own colour."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    heights = [max(1.5, 0.3 * len(t.rows) + 1) for t in tables]
+    fig = Figure(figsize=(8, sum(heights)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(tables), 1, squeeze=False, gridspec_kw={"height_ratios": heights})[:, 0]
+    for ax, table in zip(axes, tables):
+        rows = table.rows[::-1]
+        ys = range(len(rows))
+        for y, row in zip(ys, rows):
+            colour = "tab:red" if row.model == table.baseline else "tab:blue"
+            ax.errorbar(
+                row.score, y, xerr=[[row.score - row.lower], [row.upper - row.score]],
+                fmt="o", color=colour, capsize=3,
+            )  # fmt: skip
+        ax.axvline(50, color="tab:red", linestyle="--", linewidth=0.8)
+        ax.set_yticks(
+            list(ys), [r.model + (" (baseline)" if r.model == table.baseline else "") for r in rows]
+        )
+        ax.set_xlabel(f"score vs {table.baseline} (%), {table.ci * 100:g}% CI")
+        ax.set_title(
+            f"{table.category or POOLED} ({table.method})"
+            + (f"\n{style_label(table)}" if table.style else "")
+        )
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    outputs.save_figure(fig, path)

@@ -1,0 +1,267 @@
+"""What the HTML report shows, computed from the logs with the same code as the CLI commands
+(no HTML here): leaderboards plain and style-controlled, per-model style and cost, judge
+analytics, benchmark quality and power, and the disputed games to open in ``inspect view``."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_arenahard.report.costs import CostReport, Usage, log_costs, read_prices
+from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
+from inspect_arenahard.stats import judge_bias, power
+from inspect_arenahard.stats.battles import Battles, from_games
+from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.leaderboard import (
+    Leaderboard,
+    Method,
+    Unparsed,
+    leaderboard,
+    leaderboards,
+)
+from inspect_arenahard.stats.reference_comparison import MIN_MODELS, compare_with_reference
+from inspect_arenahard.stats.score_tables import align_models, leaderboard_scores
+from inspect_arenahard.stats.style_control import Anchor, parse_features
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
+
+DISPUTED_SHOWN = 60
+"""Disputed games listed on the page (the total is always stated)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to compute for the report (the ``arenahard report`` flags)."""
+
+    baseline: str | None = None
+    judges: Sequence[str] | None = None
+    category: str | None = None
+    method: Method | None = None
+    """None: the official method of the logs' version (as ``arenahard leaderboard``)."""
+    unparsed: Unparsed | None = None
+    style_anchor: Anchor | None = None
+    style: str = "length,markdown"
+    rounds: int = 100
+    seed: int = 0
+    ci: float = 0.95
+    strong_weight: float = STRONG_WEIGHT
+    reference: Path | None = None
+    name_map: Path | None = None
+    prices: Path | None = None
+    delta: float = 2.0
+    audit: bool = True
+    """Show ``arenahard audit``'s per-model flags (reads every answer)."""
+
+
+@dataclass(frozen=True)
+class Board:
+    """One category's ranking, plain and (when it can be fitted) style-controlled."""
+
+    plain: Leaderboard
+    styled: Leaderboard | None
+    styled_note: str | None
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """Answer style against the baseline on the same prompts, verdict counts, logs and cost."""
+
+    model: str
+    prompts: int
+    games: int
+    unparsed: int
+    style: dict[str, tuple[float, float]]
+    """feature → (model's mean per answer, baseline's mean on the same prompts)."""
+    logs: list[str]
+    cost: Usage | None
+
+
+@dataclass(frozen=True)
+class Disputed:
+    """A prompt whose two position-swapped games one judge decided in opposite directions."""
+
+    log: str
+    sample_id: str
+    epoch: int
+    judge: str
+    model: str
+    labels: tuple[str | None, str | None]
+    outcomes: tuple[int, int]
+    """Each game's verdict from the model's side: 2 much better … -2 much worse."""
+
+
+@dataclass
+class Report:
+    """Everything the HTML page shows, computed and ready to render."""
+
+    logs: list[str]
+    notes: list[str]
+    boards: list[Board]
+    models: list[ModelSummary]
+    costs: CostReport
+    positions: list[judge_bias.PositionStats]
+    agreement: Any | None
+    length: dict[str, dict[str, float]]
+    longer: dict[str, dict[str, float]]
+    power: dict[str, power.PowerReport]
+    disputed: list[Disputed]
+    n_disputed: int
+    quality: dict[str, Any] | None = None
+    flags: dict[str, list[str]] = field(default_factory=dict)
+    """``arenahard audit`` flags per model (empty without the audit)."""
+    options: Options = field(default_factory=Options)
+
+
+def build(logs: Sequence[str], options: Options) -> Report:
+    """Read the logs and compute every section; no games at all is an error."""
+    from inspect_arenahard.logs.reader import no_games_error, read_games
+
+    result = read_games(logs)
+    if not result.games:
+        raise no_games_error(result, logs)
+    battles = from_games(result.games, options.strong_weight).where(
+        judges=options.judges, category=options.category
+    )
+    games = [
+        g
+        for g in result.games
+        if (not options.judges or g["judge"] in options.judges)
+        and (options.category is None or g["category"] == options.category)
+    ]
+    costs = log_costs(
+        logs, read_prices(options.prices) if options.prices else None
+    )  # the same runs read_games kept
+    boards = _boards(battles, options)
+    report = Report(
+        logs=list(logs),
+        notes=result.notes(),
+        boards=boards,
+        models=_models(games, costs),
+        costs=costs,
+        positions=judge_bias.position_analysis(games),
+        agreement=judge_bias.judges_agreement(games)
+        if len({g["judge"] for g in games}) > 1
+        else None,
+        length=_length(battles, options),
+        longer=judge_bias.longer_answer_preference(games),
+        power=power.power_per_judge(games, options.delta, options.ci),
+        disputed=[],
+        n_disputed=0,
+        options=options,
+    )
+    if options.audit:
+        from inspect_arenahard.report.audit import model_flags
+
+        report.flags = model_flags(logs)
+    disputed = _disputed(games)
+    report.disputed, report.n_disputed = disputed[:DISPUTED_SHOWN], len(disputed)
+    if options.reference:
+        report.quality = _quality(boards[0].plain, options)
+    return report
+
+
+def _boards(battles: Battles, options: Options) -> list[Board]:
+    common = dict(
+        rounds=options.rounds, seed=options.seed, ci=options.ci, unparsed=options.unparsed
+    )
+    boards = []
+    for table in leaderboards(battles, options.baseline, method=options.method, **common):
+        subset = battles.where(category=table.category) if table.category else battles
+        styled, note = None, None
+        if options.method not in (None, "bt"):
+            note = "style control applies to the Bradley–Terry method"
+        else:
+            try:
+                styled = leaderboard(
+                    subset,
+                    table.baseline,
+                    style=parse_features(options.style),
+                    category=table.category,
+                    style_anchor=options.style_anchor,
+                    rounds=options.rounds,
+                    seed=options.seed,
+                    ci=options.ci,
+                    unparsed=options.unparsed,
+                )
+            except (
+                ValueError
+            ) as ex:  # e.g. no style metadata, or a feature constant everywhere: said, not hidden
+                note = str(ex)
+        boards.append(Board(table, styled, note))
+    return boards
+
+
+def _models(games: list[GameRecord], costs: CostReport) -> list[ModelSummary]:
+    from inspect_arenahard.report.dataframes import games_frame
+    from inspect_arenahard.stats.battles import STYLE_COLUMNS
+
+    frame = games_frame(games)
+    per_model_cost = costs.per_model()
+    out = []
+    for model, rows in frame.groupby("model", sort=True):
+        answers = rows.drop_duplicates(["sample_id", "epoch"])
+        style = {
+            c: (float(answers[f"model_{c}"].mean()), float(answers[f"baseline_{c}"].mean()))
+            for c in STYLE_COLUMNS
+        }
+        out.append(
+            ModelSummary(
+                model=str(model),
+                prompts=int(answers.shape[0]),
+                games=int(rows.shape[0]),
+                unparsed=int((~rows.parsed).sum()),
+                style=style,
+                logs=sorted(set(rows.log.dropna())),
+                cost=costs.total_for(str(model)) if str(model) in per_model_cost else None,
+            )
+        )
+    return out
+
+
+def _length(battles: Battles, options: Options) -> dict[str, dict[str, float]]:
+    """Per judge: correlation of model score with mean answer tokens (a length-biased judge correlates)."""
+    out = {}
+    for judge in sorted({j for j in battles.judge.tolist() if j is not None}):
+        # the pooled table, or with one baseline per category (v2.0) the first category's
+        table = leaderboards(battles.where(judges=[judge]), options.baseline, rounds=1, seed=0)[0]
+        tokens = {r.model: r.avg_tokens for r in table.rows if r.avg_tokens is not None}
+        out[judge] = judge_bias.correlations({r.model: r.score for r in table.rows}, tokens)
+    return out
+
+
+def _disputed(games: list[GameRecord]) -> list[Disputed]:
+    pairs: dict[tuple[Any, ...], list[GameRecord]] = defaultdict(list)
+    for g in games:
+        pairs[(g.get("log"), g["question_id"], g["epoch"], g["judge"], g["model"])].append(g)
+    out = []
+    for (log, sample_id, epoch, judge, model), pair in pairs.items():
+        if len(pair) != 2:
+            continue
+        first, second = sorted(pair, key=lambda g: g["game"])
+        a, b = judge_bias.model_outcome(first), judge_bias.model_outcome(second)
+        if a is not None and b is not None and a * b < 0:
+            labels = (first["label"], second["label"])
+            out.append(Disputed(str(log), str(sample_id), int(epoch), judge, model, labels, (a, b)))
+    return sorted(out, key=lambda d: (d.model, d.judge, d.sample_id))
+
+
+def _quality(table: Leaderboard, options: Options) -> dict[str, Any]:
+    bench = leaderboard_scores("logs", table)
+    ref = load_score_table(options.reference)  # type: ignore[arg-type]
+    alignment = align_models(
+        bench.models,
+        ref.models,
+        load_name_map(options.name_map) if options.name_map else None,
+    )
+    if len(alignment.pairs) < MIN_MODELS:  # a note on the page, not an error that stops it
+        return {
+            "note": f"only {len(alignment.pairs)} model(s) match the reference {options.reference}; need {MIN_MODELS}"
+        }
+    comparison = compare_with_reference(bench, ref, alignment, options.ci)
+    return {
+        "reference": str(options.reference),
+        "pairs": alignment.pairs,
+        "metrics": comparison.metrics.to_dict(),
+    }
