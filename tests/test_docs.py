@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 import inspect_arenahard
 
 PACKAGE = Path(inspect_arenahard.__file__).parent

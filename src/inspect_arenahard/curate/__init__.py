@@ -22,6 +22,7 @@ __all__ = [
     "scale",
     "selection",
     "sources",
+    "step_options",
     "topics",
     "work",
 ]

@@ -15,10 +15,11 @@ import yaml
 
 def data_dir(name: str) -> Path:
     """The shipped data folder ``name`` (``scorers`` or ``tasks``), installed or in a checkout."""
-    installed = Path(__file__).parent / name
+    package = Path(__file__).resolve().parents[1]
+    installed = package / name
     if installed.is_dir():
         return installed
-    checkout = Path(__file__).resolve().parents[2] / name
+    checkout = package.parents[1] / name
     if checkout.is_dir():
         return checkout
     raise FileNotFoundError(

@@ -1,3 +1,10 @@
 """File access every stage shares: JSONL/JSON reading with file:line errors, local or remote
 stores (``s3://`` …) and the files the commands write.
 """
+
+# Public names: the modules (the package itself defines none of its own).
+__all__ = [
+    "jsonl",
+    "outputs",
+    "storage",
+]

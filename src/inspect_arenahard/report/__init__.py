@@ -1,3 +1,14 @@
 """What users read: leaderboard tables and plots, the HTML page, cost tables, dataframes and
 the judge-gaming audit.
 """
+
+# Public names: the modules (the package itself defines none of its own).
+__all__ = [
+    "audit",
+    "audit_checks",
+    "costs",
+    "dataframes",
+    "leaderboard_tables",
+    "page",
+    "score_table_files",
+]

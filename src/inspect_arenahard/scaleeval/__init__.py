@@ -16,7 +16,6 @@ __all__ = [
     "debate",
     "judge_agreement",
     "logs",
-    "numbers",
     "review",
     "task",
 ]

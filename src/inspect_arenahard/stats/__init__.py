@@ -8,7 +8,7 @@ __all__ = [
     "bootstrap",
     "bt",
     "combined",
-    "gaming",
+    "game_record",
     "judge_analytics",
     "judge_bias",
     "leaderboard",
@@ -16,5 +16,7 @@ __all__ = [
     "quality",
     "reference_comparison",
     "sandwich",
+    "score_tables",
     "style_control",
+    "verdict_points",
 ]
