@@ -66,7 +66,9 @@ def neighbours(vectors: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.n
     k = min(k, len(vectors))
     if len(vectors) <= EXACT_LIMIT:
         return exact_neighbours(vectors, k)
-    from umap.umap_ import nearest_neighbors
+    from umap.umap_ import (
+        nearest_neighbors,
+    )  # inspect-evals-lint: ignore[external_dependencies] -- `umap` is the import name of the declared umap-learn
 
     indices, dists, _ = nearest_neighbors(
         vectors,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def umap_reducer(options: ClusterOptions, knn: tuple[np.ndarray, np.ndarray] | None = None) -> Any:
     """BERTopic's UMAP settings, seeded; ``knn`` reuses a neighbour search (then it cannot ``transform``)."""
-    import umap
+    import umap  # inspect-evals-lint: ignore[external_dependencies] -- `umap` is the import name of the declared umap-learn
 
     return umap.UMAP(
         n_neighbors=options.n_neighbors,
