@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from inspect_arenahard.report.audit import read_model_samples
 from inspect_arenahard.report.audit_checks import audit_model
+from inspect_arenahard.report.audit_inputs import read_model_samples
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_logs import full_read_seconds, log_folder  # noqa: E402

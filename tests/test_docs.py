@@ -72,3 +72,38 @@ def test_the_map_check_sees_a_missing_module() -> None:
     assert on_the_map("stats/bt.py", named) and on_the_map("curate/embed.py", named)
     assert not on_the_map("stats/sandwich.py", {"stats/"})
     assert not exists("stats/no_such_module.py")
+
+
+def _root(stem: str) -> str:
+    for ending in ("ing", "es", "s", "e"):
+        if stem.endswith(ending) and len(stem) - len(ending) >= 4:
+            return stem[: -len(ending)]
+    return stem
+
+
+def near_homonyms(modules: list[str]) -> list[tuple[str, str]]:
+    """Pairs of modules whose names differ only by a suffix (``judges``/``judging``,
+    ``audit``/``audit_checks``): a reader cannot tell from the tree which holds what. The
+    ``cli/`` modules are named after their subcommands and left out."""
+    stems = sorted({Path(m).stem for m in modules if not m.startswith("cli/")})
+    return [
+        (a, b)
+        for i, a in enumerate(stems)
+        for b in stems[i + 1 :]
+        if b.startswith(f"{a}_") or a.startswith(f"{b}_") or _root(a) == _root(b)
+    ]
+
+
+def test_no_two_modules_differ_only_by_a_suffix() -> None:
+    assert near_homonyms(package_modules()) == []
+
+
+def test_the_homonym_check_sees_one() -> None:
+    assert near_homonyms(["judges.py", "judging.py", "bt.py"]) == [("judges", "judging")]
+    assert near_homonyms(["report/audit.py", "report/audit_checks.py"]) == [
+        ("audit", "audit_checks")
+    ]
+    assert (
+        near_homonyms(["stats/bt.py", "stats/battles.py", "cli/audit.py", "report/audit_x.py"])
+        == []
+    )

@@ -11,8 +11,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr__`` imports on use
-    from inspect_arenahard.arena.battle import autoarena_battle, autoarena_committee
     from inspect_arenahard.arena.examiner import autoarena_questions
+    from inspect_arenahard.arena.peer_battle import autoarena_battle, autoarena_committee
     from inspect_arenahard.curate.annotate import arenahard_annotate
     from inspect_arenahard.evaluate.judging import JudgeSettings
     from inspect_arenahard.evaluate.probes import arenahard_probes
@@ -31,12 +31,12 @@ _EXPORTS = {
     "arenahard_probes": "inspect_arenahard.evaluate.probes",
     "arenahard_annotate": "inspect_arenahard.curate.annotate",
     "autoarena_questions": "inspect_arenahard.arena.examiner",
-    "autoarena_battle": "inspect_arenahard.arena.battle",
+    "autoarena_battle": "inspect_arenahard.arena.peer_battle",
     # solvers, scorers and their settings
     "answer_with_baseline": "inspect_arenahard.evaluate.solvers",
     "pairwise_judge": "inspect_arenahard.evaluate.scorers",
     "committee_judge": "inspect_arenahard.evaluate.scorers",
-    "autoarena_committee": "inspect_arenahard.arena.battle",
+    "autoarena_committee": "inspect_arenahard.arena.peer_battle",
     "JudgeSettings": "inspect_arenahard.evaluate.judging",
 }
 

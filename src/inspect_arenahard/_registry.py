@@ -16,8 +16,8 @@ from inspect_ai._eval.registry import (  # inspect-evals-lint: ignore[private_ap
     task_register,
 )
 
-from inspect_arenahard.arena.battle import autoarena_battle
 from inspect_arenahard.arena.examiner import autoarena_questions
+from inspect_arenahard.arena.peer_battle import autoarena_battle
 from inspect_arenahard.curate.annotate import arenahard_annotate
 from inspect_arenahard.evaluate.committee import committee_agreement  # noqa: F401  (registers the metric)
 from inspect_arenahard.evaluate.probes import arenahard_probes

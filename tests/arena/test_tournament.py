@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from inspect_arenahard.arena.config import load_config
+from inspect_arenahard.arena.standings import format_report, tournament_report
 from inspect_arenahard.arena.tournament import Tournament, TournamentError
-from inspect_arenahard.arena.tournament_report import format_report, tournament_report
 from inspect_arenahard.cli import main as cli
 from inspect_arenahard.report.score_table_files import load_score_table
 from tests.helpers.arena_scripted import Arena

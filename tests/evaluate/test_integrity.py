@@ -16,8 +16,8 @@ from inspect_ai import eval
 from inspect_ai.model import ChatMessage, GenerateConfig
 
 from inspect_arenahard import arenahard
-from inspect_arenahard.arena.battle import judge_prompt as battle_prompt
-from inspect_arenahard.arena.battle import neutralised_spans
+from inspect_arenahard.arena.peer_battle import judge_prompt as battle_prompt
+from inspect_arenahard.arena.peer_battle import neutralised_spans
 from inspect_arenahard.evaluate.committee import committee_verdicts, parse_battle
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
 from inspect_arenahard.evaluate.integrity import neutralise, neutralise_all

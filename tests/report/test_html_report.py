@@ -139,7 +139,7 @@ def test_categories_become_tabs_with_cost(tmp_path: Path) -> None:
 def test_flags_column_shows_the_audit_of_the_real_answers(imported: Path, tmp_path: Path) -> None:
     """The audit runs on the imported real answers: Athene-V2-Chat (2.2x the baseline's length,
     winning on longer answers) carries ``verbose``, as in ``arenahard leaderboard``'s flags column."""
-    from inspect_arenahard.report.audit import model_flags
+    from inspect_arenahard.report.audit_inputs import model_flags
 
     flags = model_flags([str(imported)])
     assert main(["report", str(imported), "--html", str(tmp_path / "site"), "--rounds", "5"]) == 0

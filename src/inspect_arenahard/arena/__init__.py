@@ -9,14 +9,14 @@ Swiss tournaments over many models.
 
 # Public names: the modules (the package itself defines none of its own).
 __all__ = [
-    "battle",
     "config",
     "domains",
     "examiner",
+    "peer_battle",
     "protocol",
     "questions",
     "ratings",
+    "standings",
     "swiss",
     "tournament",
-    "tournament_report",
 ]

@@ -354,7 +354,7 @@ class Tournament:
     def _task(self, p: Pairing) -> Any:
         from inspect_ai import task_with
 
-        from inspect_arenahard.arena.battle import autoarena_battle
+        from inspect_arenahard.arena.peer_battle import autoarena_battle
 
         roles: dict[str, Any] = {
             "opponent": self.model_factory(p.opponent),

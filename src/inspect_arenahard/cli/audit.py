@@ -55,7 +55,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspect_arenahard.report.audit import audit_answers, audit_logs  # lazy: Inspect is heavy
+    from inspect_arenahard.report.audit_inputs import (  # lazy: Inspect is heavy
+        audit_answers,
+        audit_logs,
+    )
 
     if bool(args.logs) == bool(args.answers):
         raise UserError("give LOG paths or --answers DIR (one of the two)")

@@ -151,7 +151,7 @@ def _audit_flags(args: argparse.Namespace) -> dict[str, list[str]] | None:
     """``arenahard audit`` flags per model for the ``flags`` column (logs only; lazy import)."""
     if not args.logs or args.no_audit:
         return None
-    from inspect_arenahard.report.audit import model_flags
+    from inspect_arenahard.report.audit_inputs import model_flags
 
     return model_flags(args.logs)
 

@@ -61,8 +61,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from inspect_arenahard.scaleeval import review  # lazy: reading logs pulls in Inspect
+    from inspect_arenahard.scaleeval.item_records import read_records
     from inspect_arenahard.scaleeval.judge_agreement import report
-    from inspect_arenahard.scaleeval.logs import read_records
 
     found = read_records(args.logs)
     for note in found.notes():

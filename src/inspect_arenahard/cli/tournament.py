@@ -108,8 +108,8 @@ def _eval_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def _guarded(tournament: Any, action: Callable[[], Any]) -> int:
     """Run ``action``; failed pairings end with exit code 1 and a resume hint, not a traceback."""
+    from inspect_arenahard.arena.standings import format_report, tournament_report
     from inspect_arenahard.arena.tournament import TournamentError
-    from inspect_arenahard.arena.tournament_report import format_report, tournament_report
 
     try:
         action()
@@ -138,8 +138,8 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from inspect_arenahard.arena.standings import format_report, tournament_report
     from inspect_arenahard.arena.tournament import Tournament
-    from inspect_arenahard.arena.tournament_report import format_report, tournament_report
 
     report = tournament_report(Tournament.open(args.folder), args.reference, args.name_map)
     print(format_report(report))

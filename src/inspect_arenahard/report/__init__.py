@@ -4,8 +4,8 @@ the judge-gaming audit.
 
 # Public names: the modules (the package itself defines none of its own).
 __all__ = [
-    "audit",
     "audit_checks",
+    "audit_inputs",
     "costs",
     "dataframes",
     "leaderboard_tables",

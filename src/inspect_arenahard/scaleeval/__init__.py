@@ -14,8 +14,8 @@ __all__ = [
     "criteria",
     "data",
     "debate",
+    "item_records",
     "judge_agreement",
-    "logs",
     "review",
     "task",
 ]

@@ -152,7 +152,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
         options=options,
     )
     if options.audit:
-        from inspect_arenahard.report.audit import model_flags
+        from inspect_arenahard.report.audit_inputs import model_flags
 
         report.flags = model_flags(logs)
     disputed = _disputed(games)

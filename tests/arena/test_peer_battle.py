@@ -9,8 +9,8 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
 
-from inspect_arenahard.arena.battle import autoarena_battle, model_position
 from inspect_arenahard.arena.examiner import autoarena_questions
+from inspect_arenahard.arena.peer_battle import autoarena_battle, model_position
 from inspect_arenahard.arena.questions import load_battle_questions, questions_from_log
 from inspect_arenahard.cli import main as cli
 from inspect_arenahard.evaluate.style_features import count_tokens
