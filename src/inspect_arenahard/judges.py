@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from anyio import to_thread
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
@@ -107,14 +108,14 @@ def pairwise_judge(
         model_answer = state.output.completion
         category = state.metadata.get("category")
         system = template(by_category.get(category or "", template_name))
-        shown, neutralised = neutralise_all(
-            {
-                "question": state.input_text,
-                "model": model_answer,
-                "baseline": baseline_answer,
-                "reference": state.metadata.get(REFERENCE_ANSWER),
-            }
-        )
+        texts = {
+            "question": state.input_text,
+            "model": model_answer,
+            "baseline": baseline_answer,
+            "reference": state.metadata.get(REFERENCE_ANSWER),
+        }
+        # linear in the answers' length, but a hostile answer may be megabytes: off the event loop
+        shown, neutralised = await to_thread.run_sync(neutralise_all, texts)
         matchup = Matchup(
             system,
             shown["question"] or "",

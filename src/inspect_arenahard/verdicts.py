@@ -16,9 +16,15 @@ LABELS: tuple[str, ...] = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
 
 _MIRRORED = {"B<<A": "A>>B", "B<A": "A>B", "B=A": "A=B", "A<B": "B>A", "A<<B": "B>>A"}
 _CANONICAL = {label: label for label in LABELS} | _MIRRORED
+LABEL_SPELLINGS: tuple[str, ...] = tuple(_CANONICAL)
+"""Every spelling the parser accepts inside its brackets (canonical and mirrored)."""
 _ALTERNATION = "|".join(re.escape(k) for k in sorted(_CANONICAL, key=len, reverse=True))
 _DOUBLE = re.compile(rf"\[\[\s*({_ALTERNATION})\s*\]\]")
 _SINGLE = re.compile(rf"(?<!\[)\[\s*({_ALTERNATION})\s*\](?!\])")
+
+BATTLE_LABEL = re.compile(r"\[\s*(A|B|[Tt][Ii][Ee])\s*\]")
+"""An Auto-Arena battle verdict: ``[A]``, ``[B]`` (exact case: ``d[a]`` in code is no verdict)
+or ``[Tie]`` (any case)."""
 
 STRONG_WEIGHT = 3
 """Arena-Hard counts a significant (``>>``) verdict as three battles."""
@@ -36,10 +42,17 @@ def parse_verdict(text: str, allow_single_brackets: bool = False) -> str | None:
     judge that changes its mind mid-text has not given a verdict. Single brackets (``[A>B]``)
     are a fallback used only when no double-bracket label is present.
     """
+    found = verdict_labels(text, allow_single_brackets)
+    return found.pop() if len(found) == 1 else None
+
+
+def verdict_labels(text: str, allow_single_brackets: bool = False) -> set[str]:
+    """Every label (canonical) the parser reads in ``text``: double brackets, else (when
+    allowed) single ones."""
     found = {_CANONICAL[m.replace(" ", "")] for m in _DOUBLE.findall(text)}
     if not found and allow_single_brackets:
         found = {_CANONICAL[m.replace(" ", "")] for m in _SINGLE.findall(text)}
-    return found.pop() if len(found) == 1 else None
+    return found
 
 
 def outcome_for(label: str, position: Position) -> tuple[float, bool]:
