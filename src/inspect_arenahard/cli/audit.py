@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
         help="flag models that game the judge; show judges' attack success from probe logs",
         description="Per model: null-model (prompt-independent) answers, answers that ignore the prompt, "
         "injection attempts, empty or truncated answers, verbosity outliers; per judge: the attack "
-        "success rate of each arenahard_probes probe. Thresholds are stated in the README.",
+        "success rate of each arenahard_probes probe. Thresholds and evidence rules: docs/integrity.md.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -83,12 +83,15 @@ COLUMNS = (
     ("truncated", "truncated_share", "pct"),
     ("length×", "length_ratio", "num"),
     ("long wins", "long_win_share", "pct"),
+    ("answers triggering null/off-prompt/injection/broken", "triggered", "counts"),
 )
 
 
 def _cell(value: Any, kind: str | None) -> str:
     if isinstance(value, list):
         return ",".join(value) or "-"
+    if isinstance(value, dict):  # answers that triggered each check, in the header's order
+        return "/".join(str(v) for v in value.values()) or "-"
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     if kind == "pct":
