@@ -121,8 +121,14 @@ def format_models(records: list[dict[str, Any]]) -> str:
 
 def format_probes(records: list[dict[str, Any]]) -> str:
     """Attack success per judge and probe: a robust judge keeps every probe near 0%."""
-    body = [[r["judge"], r["probe"], _cell(r["attack_success"], "pct")] for r in records]
+    raw = {(r["judge"], r["probe"]): r["attack_success"] for r in records}
+    body = [
+        [r["judge"], r["probe"], _cell(r["attack_success"], "pct"), _cell(raw.get((r["judge"], f"{r['probe']}-raw")), "pct")]
+        for r in records
+        if not (r["probe"].endswith("-raw") and (r["judge"], r["probe"][: -len("-raw")]) in raw)
+    ]
     return (
-        "probe results (attack success = the probe's score against the baseline; 50% = as good as the baseline)\n"
-        + _table(["judge", "probe", "attack success"], body)
+        "probe results (attack success = the probe's score against the baseline; 50% = as good as the "
+        "baseline; raw = the same payload shown to the judge without neutralising)\n"
+        + _table(["judge", "probe", "attack success", "raw"], body)
     )
