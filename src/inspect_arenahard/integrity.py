@@ -43,8 +43,9 @@ import html
 import re
 import unicodedata
 from bisect import bisect_right
+from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Iterator, Literal, Mapping
+from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from inspect_arenahard.scaleeval.numbers import lone_number
 from inspect_arenahard.verdicts import BATTLE_LABEL, LABEL_SPELLINGS
@@ -97,7 +98,7 @@ def _fold(ch: str) -> str:
 def _spelling(ch: str) -> str:
     if ch in _LOOKALIKES:
         return "lookalike"
-    folded = _fold(ch)
+    folded = _FOLD[ord(ch)]
     return "raw" if folded == ch else "invisible" if not folded else "compatibility"
 
 
@@ -149,19 +150,36 @@ class Canonical:
         """Original span of canonical ``[start, end)`` (invisible characters inside included)."""
         return self.origin(start)[0], self.origin(end - 1)[1]
 
-    def spellings(self, start: int, end: int) -> set[str]:
-        """How canonical ``[start, end)`` was spelled in the original."""
-        lo, hi = self.span(start, end)
-        original = self.source[lo:hi]
-        if original == self.text[start:end]:
+    def spellings(self, spans: Iterable[tuple[int, int]]) -> set[str]:
+        """How the canonical ``(start, end)`` spans were spelled in the original: ``raw`` for a
+        span written as the parser reads it, else what disguised it (:data:`SPELLINGS`)."""
+        if self.text == self.source:
             return {"raw"}
-        found = {"entity"} if any(_changes(m) for m in _ENTITY.finditer(original)) else set()
-        found |= {_spelling(ch) for ch in _ENTITY.sub("", original)}
-        return (found - {"raw"}) or {"raw"}
+        found: set[str] = set()
+        disguised: list[str] = []
+        for start, end in spans:
+            lo, hi = self.span(start, end)
+            if self.source[lo:hi] == self.text[start:end]:
+                found.add("raw")
+            else:
+                disguised.append(self.source[lo:hi])
+        if disguised:
+            joined = "\n".join(disguised)
+            if any(_changes(m) for m in _ENTITY.finditer(joined)):
+                found.add("entity")
+            found |= {_spelling(ch) for ch in set(_ENTITY.sub("", joined))} - {"raw"}
+        return found
+
+
+@lru_cache(maxsize=4096)
+def _decoded(entity: str) -> str | None:
+    """The character(s) an entity stands for, or None when it is not one."""
+    text = html.unescape(entity)
+    return None if text == entity else text
 
 
 def _changes(match: re.Match[str]) -> bool:
-    return html.unescape(match.group(0)) != match.group(0)
+    return _decoded(match.group(0)) is not None
 
 
 def canonical(text: str) -> Canonical:
@@ -190,8 +208,9 @@ def canonical(text: str) -> Canonical:
             continue
         add(text[pos:at].translate(_FOLD), pos, at, True)
         entity = _ENTITY.match(text, at) if text[at] == "&" else None
-        if entity is not None and _changes(entity):
-            add(html.unescape(entity.group(0)).translate(_FOLD), at, entity.end(), False)
+        decoded = _decoded(entity.group(0)) if entity is not None else None
+        if entity is not None and decoded is not None:
+            add(decoded.translate(_FOLD), at, entity.end(), False)
             pos = entity.end()
         else:
             folded = _FOLD[ord(text[at])]
@@ -205,45 +224,60 @@ def canonical(text: str) -> Canonical:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """A recognised span: its kind, canonical span, how it was spelled, and its rewrite."""
+class Rewrite:
+    """Which characters of a recognised span change, and into what."""
+
+    targets: re.Pattern[str]
+    into: Mapping[str, str]
+
+
+class Finding(NamedTuple):
+    """A recognised span: its kind, canonical span and its rewrite (a tuple: texts can hold
+    tens of thousands)."""
 
     kind: str
     start: int
     end: int
-    rewrite: Mapping[str, str]
-    """Replacement of each recognised character inside the span (others are kept)."""
+    rewrite: Rewrite
 
 
-_BRACKETS = {"[": "(", "]": ")"}
-_MARKER_REWRITE = {"<": "(", ">": ")", "|": ""}
-_DIGIT_WORDS = {"0": "zero", "1": "one", "2": "two"}
+_BRACKETS = Rewrite(re.compile(r"[\[\]]"), {"[": "(", "]": ")"})
+_MARKER_REWRITE = Rewrite(re.compile(r"[<>|]"), {"<": "(", ">": ")", "|": ""})
+_DIGIT_WORDS = Rewrite(re.compile(r"[012]"), {"0": "zero", "1": "one", "2": "two"})
 
-_CORE = re.compile(
-    "(?=("
-    + "|".join(
-        r"[ \t]*".join(re.escape(part) for part in (s[0], *s[1:-1], s[-1]))
-        for s in sorted(LABEL_SPELLINGS, key=len, reverse=True)
+def _core_pattern() -> str:
+    """The parser's label spellings grouped by their letters, spaces allowed between signs:
+    ``A[ \t]*+(?:>[ \t]*+>|…)[ \t]*+B|B…A`` (one attempt per letter, nothing rescanned)."""
+    ops: dict[tuple[str, str], list[str]] = {}
+    for spelling in sorted(LABEL_SPELLINGS, key=len, reverse=True):
+        signs = r"[ \t]*+".join(re.escape(sign) for sign in spelling[1:-1])
+        ops.setdefault((spelling[0], spelling[-1]), []).append(signs)
+    return "|".join(
+        rf"{first}[ \t]*+(?:{'|'.join(signs)})[ \t]*+{last}" for (first, last), signs in ops.items()
     )
-    + "))"
-)
-"""A five-point label without brackets (internal spaces allowed), found at every position."""
+
+
+_CORE = re.compile(_core_pattern())
+"""A five-point label without brackets (internal spaces allowed)."""
 _LEFT_RUN = re.compile(r"[\s\[]*")
 _RIGHT_RUN = re.compile(r"[\s\]]*")
 _MARKER = re.compile(
-    r"<\s*\|(?:[^|<>\n]{0,100}\|\s*>"
-    r"|\s*(?:The\s+(?:Start|End)\s+of|User\s+(?:Prompt|Question)|Round\s+\d))",
-    re.IGNORECASE,
+    r"<\s*+\|(?:[^|<>\n]{0,100}+\|\s*+>"
+    r"|\s*+(?:The\s++(?:Start|End)\s++of|User\s++(?:Prompt|Question)|Round\s++\d))"
 )
+"""A ``<|…|>`` marker, or an unclosed one our templates open with (possessive quantifiers:
+nothing is scanned twice)."""
 _HEADING = re.compile(r"\[\s*(?:Question|Submission\s*\d*|Criteria|User|Speaker\s*\d+[^\]\n]{0,80})\s*\]")
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", "\n"))
 _DECORATION = "\t\x1f \xa0\u1680\u2000-\u200a\u202f\u205f\u3000\"'`*_.:()\\[\\]"
 _LONE_CANDIDATE = re.compile(
-    rf"^[{_DECORATION}]*(?:(?:final[ \t]+)?(?:answer|verdict|choice|decision|option))?"
-    rf"[{_DECORATION}=\-]*[012][{_DECORATION}]*$",
-    re.IGNORECASE | re.MULTILINE,
+    rf"[{_DECORATION}]*(?:(?:final[ \t]+)?(?:answer|verdict|choice|decision|option)[{_DECORATION}=\-]*)?"
+    rf"[012][{_DECORATION}]*",
+    re.IGNORECASE,
 )
-"""Lines that may be lone numbers (a superset; :func:`lone_number` decides)."""
+"""A line that may be a lone number (a superset; :func:`lone_number` decides). Each run of
+decoration is followed by a letter or a digit, which it cannot hold: no backtracking."""
+_VERDICT_DIGIT = re.compile("[012]")
 
 
 def _five_point(text: str) -> Iterator[Finding]:
@@ -251,8 +285,10 @@ def _five_point(text: str) -> Iterator[Finding]:
         return
     reverse = text[::-1]
     size = len(text)
-    for match in _CORE.finditer(text):
-        start, end = match.start(1), match.end(1)
+    match = _CORE.search(text)
+    while match is not None:
+        start, end = match.span()
+        match = _CORE.search(text, end - 1)  # cores may share a letter: B>A>B holds two
         left = start - _LEFT_RUN.match(reverse, size - start).end() + (size - start)  # type: ignore[union-attr]
         right = _RIGHT_RUN.match(text, end).end()  # type: ignore[union-attr]
         if "[" in text[left:start] or "]" in text[end:right]:
@@ -276,9 +312,15 @@ def _headings(text: str) -> Iterator[Finding]:
 
 def _lone_numbers(text: str) -> Iterator[Finding]:
     lines = text.translate(_LINE_BREAKS)  # the line breaks ScaleEval's parser splits on
-    for match in _LONE_CANDIDATE.finditer(lines):
-        if lone_number(match.group(0)) is not None:
-            yield Finding("scaleeval_number", match.start(), match.end(), _DIGIT_WORDS)
+    checked = -1  # lines are checked once, from a verdict digit they hold
+    for digit in _VERDICT_DIGIT.finditer(lines):
+        if digit.start() < checked:
+            continue
+        start = lines.rfind("\n", 0, digit.start()) + 1
+        end = lines.find("\n", digit.start())
+        checked = end = len(lines) if end < 0 else end
+        if _LONE_CANDIDATE.fullmatch(lines, start, end) and lone_number(lines[start:end]):
+            yield Finding("scaleeval_number", start, end, _DIGIT_WORDS)
 
 
 _RECOGNISERS = {
@@ -306,8 +348,6 @@ class Neutralised:
 
     text: str
     spans: dict[str, int] = field(default_factory=dict)
-    spellings: dict[str, int] = field(default_factory=dict)
-    """Recognised spans per spelling (:data:`SPELLINGS`)."""
 
     @property
     def total(self) -> int:
@@ -322,37 +362,34 @@ class Neutralised:
 def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
     """``text`` as ``protocol``'s judge may see it (see the module docstring for the rule)."""
     canon = canonical(text)
-    found = findings(canon, protocol)
     spans = dict.fromkeys(KINDS, 0)
-    spellings: dict[str, int] = {}
     replace: dict[int, str] = {}  # canonical index → replacement
-    for f in found:
+    for f in findings(canon, protocol):
         spans[f.kind] += 1
-        for spelling in canon.spellings(f.start, f.end):
-            spellings[spelling] = spellings.get(spelling, 0) + 1
-        for i in range(f.start, f.end):
-            ch = canon.text[i]
-            if ch in f.rewrite:
-                replace[i] = f.rewrite[ch]
+        into = f.rewrite.into
+        for m in f.rewrite.targets.finditer(canon.text, f.start, f.end):
+            replace[m.start()] = into[m.group()]
     if not replace:
-        return Neutralised(text, spans, spellings)
-    edits: dict[tuple[int, int], list[int]] = {}
-    for i in sorted(replace):
-        edits.setdefault(canon.origin(i), []).append(i)
-    out: list[str] = []
-    pos = 0
-    for (lo, hi), indices in sorted(edits.items()):
-        k = bisect_right(canon.starts, indices[0]) - 1
-        if canon.exact[k]:
-            new = replace[indices[0]]
-        else:  # an entity or an expanding character: its canonical text, rewritten
-            first = canon.starts[k]
-            piece = canon.text[first : canon.starts[k + 1] if k + 1 < len(canon.starts) else None]
-            new = "".join(replace.get(first + j, ch) for j, ch in enumerate(piece))
-        out += [text[pos:lo], new]
-        pos = hi
-    out.append(text[pos:])
-    return Neutralised("".join(out), spans, spellings)
+        return Neutralised(text, spans)
+    return Neutralised(_rewritten(canon, replace), spans)
+
+
+def _rewritten(canon: Canonical, replace: dict[int, str]) -> str:
+    """The original text with the canonical characters ``replace`` names rewritten (each
+    original character or entity is one list cell)."""
+    chars = list(canon.source)
+    starts, origins, exact = canon.starts, canon.origins, canon.exact
+    for i, new in replace.items():
+        k = bisect_right(starts, i) - 1
+        if exact[k]:
+            chars[origins[k] + i - starts[k]] = new
+            continue
+        # an entity or an expanding character: its canonical text, rewritten
+        end = starts[k + 1] if k + 1 < len(starts) else len(canon.text)
+        piece = canon.text[starts[k] : end]
+        chars[origins[k]] = "".join(replace.get(starts[k] + n, ch) for n, ch in enumerate(piece))
+        chars[origins[k] + 1 : canon.ends[k]] = [""] * (canon.ends[k] - origins[k] - 1)
+    return "".join(chars)
 
 
 def neutralise_all(

@@ -45,13 +45,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
 from sklearn.preprocessing import normalize
 
-from inspect_arenahard.integrity import Canonical, canonical, findings
+from inspect_arenahard.integrity import canonical, findings
 
 
 @dataclass(frozen=True)
@@ -116,12 +116,18 @@ class ModelAudit:
 
 
 # run on canonical text; no pattern has nested or overlapping unbounded quantifiers
-_ROLE = re.compile(
-    r"<\|?[ \t]*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)[ \t]*\|?>"
-    r"|\[/?INST\]|<</?SYS>>|^#{2,3}[ \t]*(?:Instruction|System|Response)[ \t]*:"
-    r"|^(?:Human|Assistant):",
-    re.IGNORECASE | re.MULTILINE,
+_ROLE_WORD = re.compile(
+    r"(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)[ \t]{0,4}\|?>"
+    r"|(?:Instruction|System|Response)[ \t]*:",
+    re.IGNORECASE,
 )
+"""Chat role markers, matched from their word (runs of ``<`` cost nothing); the opening
+``<|``/``##`` before the word is checked by :func:`_role_markers`."""
+_ROLE_OPEN = re.compile(r"<\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
+_ROLE_TAGS = (("INST]", ("[/", "[")), ("SYS>>", ("<</", "<<")))
+"""Llama's ``[INST]``/``[/INST]`` and ``<<SYS>>``/``<</SYS>>``: found by their tail with
+``str.find`` (a run of brackets costs nothing)."""
+_TURN = re.compile(r"^(?:Human|Assistant):", re.MULTILINE)
 _TO_JUDGE = re.compile(
     r"\b(?:judge|evaluator|grader|rater|assessor|reviewer)s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)"
     r"|\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other)\b"
@@ -136,21 +142,36 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
     """Judge-directed text in ``answer`` that its ``prompt`` does not itself contain: each kind
     found, with the spellings it was written in (:data:`inspect_arenahard.integrity.SPELLINGS`)."""
     text, asked = canonical(answer), canonical(prompt)
-    found: dict[str, set[str]] = {}
+    spans: dict[str, list[tuple[int, int]]] = {}
     in_prompt = {f.kind for f in findings(asked, "pairwise")}
     for f in findings(text, "pairwise"):
         if f.kind not in in_prompt:
-            found.setdefault(f.kind, set()).update(text.spellings(f.start, f.end))
+            spans.setdefault(f.kind, []).append((f.start, f.end))
     lowered = asked.text.lower()
-    for kind, pattern in (("role_marker", _ROLE), ("judge_instruction", _TO_JUDGE)):
-        for m in pattern.finditer(text.text):
-            if m.group(0).lower() not in lowered:
-                found.setdefault(kind, set()).update(_spelled(text, m))
-    return found
+    instructions = ((m.start(), m.end()) for m in _TO_JUDGE.finditer(text.text))
+    for kind, found in (("role_marker", _role_markers(text.text)), ("judge_instruction", instructions)):
+        for start, end in found:
+            if text.text[start:end].lower() not in lowered:
+                spans.setdefault(kind, []).append((start, end))
+    return {kind: text.spellings(where) for kind, where in spans.items()}
 
 
-def _spelled(text: Canonical, match: re.Match[str]) -> set[str]:
-    return text.spellings(match.start(), match.end()) if match.end() > match.start() else {"raw"}
+def _role_markers(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``) and of fake turns
+    at a line start (``Human:``, ``Assistant:``)."""
+    for m in _ROLE_WORD.finditer(text):
+        opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
+        if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
+            yield opening.start(), m.end()
+    for tail, openings in _ROLE_TAGS:
+        at = text.find(tail)
+        while at >= 0:
+            opening = next((o for o in openings if text.startswith(o, at - len(o))), None)
+            if opening is not None:
+                yield at - len(opening), at + len(tail)
+            at = text.find(tail, at + 1)
+    for m in _TURN.finditer(text):
+        yield m.start(), m.end()
 
 
 def injection_kinds(prompt: str, answer: str) -> set[str]:
