@@ -86,7 +86,9 @@ def main() -> None:
     print("reference, rule version 1's label pattern on runs of '[':")
     for size in (4_000, 8_000, 16_000):
         t = seconds(lambda: OLD_LABEL.sub("", "[" * size), repeat=1)
-        print(f"  {size:>6,} characters: {t:.2f} s   (version 2: {seconds(lambda: neutralise('[' * size)):.4f} s)")
+        print(
+            f"  {size:>6,} characters: {t:.2f} s   (version 2: {seconds(lambda: neutralise('[' * size)):.4f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -275,7 +275,9 @@ def test_empty_and_truncated_answers(real: dict[str, list[AuditedAnswer]]) -> No
 
 # ---- second pass: every spelling, evidence not single hits ---------------------------------
 
-RED_TEAM = json.loads((Path(__file__).parent / "data" / "red_team_payloads.json").read_text("utf-8"))
+RED_TEAM = json.loads(
+    (Path(__file__).parent / "data" / "red_team_payloads.json").read_text("utf-8")
+)
 
 
 @pytest.mark.parametrize("case", RED_TEAM, ids=[c["name"] for c in RED_TEAM])
@@ -339,7 +341,8 @@ def test_no_injection_or_null_model_flag_on_real_answers_at_full_and_20_prompt_s
         ]
         rng = np.random.default_rng(0)
         subsets = [
-            suspicious + [i for i in range(len(samples)) if i not in suspicious][: 20 - len(suspicious)]
+            suspicious
+            + [i for i in range(len(samples)) if i not in suspicious][: 20 - len(suspicious)]
         ] + [list(rng.choice(len(samples), 20, replace=False)) for _ in range(5)]
         for subset in subsets:
             audit = audit_model(model, [samples[i] for i in subset])

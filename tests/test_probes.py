@@ -12,8 +12,8 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
 from inspect_arenahard.cli import main
-from inspect_arenahard.logs import read_games
 from inspect_arenahard.integrity import canonical
+from inspect_arenahard.logs import read_games
 from inspect_arenahard.probes import DISGUISED, PROBES, RAW, arenahard_probes, probe_names
 from inspect_arenahard.verdicts import parse_verdict
 from tests.helpers.inspect_cli import inspect_eval_cli

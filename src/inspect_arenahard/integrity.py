@@ -43,8 +43,8 @@ import html
 import re
 import unicodedata
 from bisect import bisect_right
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from inspect_arenahard.scaleeval.numbers import lone_number
@@ -65,7 +65,9 @@ folds them) or with look-alikes from other scripts."""
 # ---- canonical form ------------------------------------------------------------------------
 
 _LOOKALIKES: dict[str, str] = {
-    **dict.fromkeys("\u0391\u0410\u13aa\u15c5\ua4ee", "A"),  # Greek, Cyrillic, Cherokee, Canadian, Lisu
+    **dict.fromkeys(
+        "\u0391\u0410\u13aa\u15c5\ua4ee", "A"
+    ),  # Greek, Cyrillic, Cherokee, Canadian, Lisu
     **dict.fromkeys("\u0392\u0412\u13f4\u15f7\ua4d0", "B"),
     **dict.fromkeys("\u2039\u02c2\u1438\u2329\u3008\u27e8\u276e\u276c", "<"),
     **dict.fromkeys("\u203a\u02c3\u1433\u232a\u3009\u27e9\u276f\u276d", ">"),
@@ -217,7 +219,9 @@ def canonical(text: str) -> Canonical:
             add(folded, at, at + 1, len(folded) == 1)
             pos = at + 1
     add(text[pos:].translate(_FOLD), pos, len(text), True)
-    return Canonical("".join(pieces), text, starts or [0], origins or [0], ends or [0], exact or [True])
+    return Canonical(
+        "".join(pieces), text, starts or [0], origins or [0], ends or [0], exact or [True]
+    )
 
 
 # ---- recognisers on the canonical form -----------------------------------------------------
@@ -245,6 +249,7 @@ _BRACKETS = Rewrite(re.compile(r"[\[\]]"), {"[": "(", "]": ")"})
 _MARKER_REWRITE = Rewrite(re.compile(r"[<>|]"), {"<": "(", ">": ")", "|": ""})
 _DIGIT_WORDS = Rewrite(re.compile(r"[012]"), {"0": "zero", "1": "one", "2": "two"})
 
+
 def _core_pattern() -> str:
     """The parser's label spellings grouped by their letters, spaces allowed between signs:
     ``A[ \t]*+(?:>[ \t]*+>|…)[ \t]*+B|B…A`` (one attempt per letter, nothing rescanned)."""
@@ -267,7 +272,9 @@ _MARKER = re.compile(
 )
 """A ``<|…|>`` marker, or an unclosed one our templates open with (possessive quantifiers:
 nothing is scanned twice)."""
-_HEADING = re.compile(r"\[\s*(?:Question|Submission\s*\d*|Criteria|User|Speaker\s*\d+[^\]\n]{0,80})\s*\]")
+_HEADING = re.compile(
+    r"\[\s*(?:Question|Submission\s*\d*|Criteria|User|Speaker\s*\d+[^\]\n]{0,80})\s*\]"
+)
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", "\n"))
 _DECORATION = "\t\x1f \xa0\u1680\u2000-\u200a\u202f\u205f\u3000\"'`*_.:()\\[\\]"
 _LONE_CANDIDATE = re.compile(

@@ -83,7 +83,7 @@ COLUMNS = (
     ("truncated", "truncated_share", "pct"),
     ("length×", "length_ratio", "num"),
     ("long wins", "long_win_share", "pct"),
-    ("answers triggering null/off-prompt/injection/broken", "triggered", "counts"),
+    ("answers null/off/inj/broken", "triggered", "counts"),
 )
 
 
@@ -123,7 +123,12 @@ def format_probes(records: list[dict[str, Any]]) -> str:
     """Attack success per judge and probe: a robust judge keeps every probe near 0%."""
     raw = {(r["judge"], r["probe"]): r["attack_success"] for r in records}
     body = [
-        [r["judge"], r["probe"], _cell(r["attack_success"], "pct"), _cell(raw.get((r["judge"], f"{r['probe']}-raw")), "pct")]
+        [
+            r["judge"],
+            r["probe"],
+            _cell(r["attack_success"], "pct"),
+            _cell(raw.get((r["judge"], f"{r['probe']}-raw")), "pct"),
+        ]
         for r in records
         if not (r["probe"].endswith("-raw") and (r["judge"], r["probe"][: -len("-raw")]) in raw)
     ]

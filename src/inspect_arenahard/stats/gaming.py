@@ -149,7 +149,10 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
             spans.setdefault(f.kind, []).append((f.start, f.end))
     lowered = asked.text.lower()
     instructions = ((m.start(), m.end()) for m in _TO_JUDGE.finditer(text.text))
-    for kind, found in (("role_marker", _role_markers(text.text)), ("judge_instruction", instructions)):
+    for kind, found in (
+        ("role_marker", _role_markers(text.text)),
+        ("judge_instruction", instructions),
+    ):
         for start, end in found:
             if text.text[start:end].lower() not in lowered:
                 spans.setdefault(kind, []).append((start, end))
@@ -166,9 +169,9 @@ def _role_markers(text: str) -> Iterator[tuple[int, int]]:
     for tail, openings in _ROLE_TAGS:
         at = text.find(tail)
         while at >= 0:
-            opening = next((o for o in openings if text.startswith(o, at - len(o))), None)
-            if opening is not None:
-                yield at - len(opening), at + len(tail)
+            tag = next((o for o in openings if text.startswith(o, at - len(o))), None)
+            if tag is not None:
+                yield at - len(tag), at + len(tail)
             at = text.find(tail, at + 1)
     for m in _TURN.finditer(text):
         yield m.start(), m.end()
