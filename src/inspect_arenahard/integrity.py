@@ -251,19 +251,18 @@ _DIGIT_WORDS = Rewrite(re.compile(r"[012]"), {"0": "zero", "1": "one", "2": "two
 
 
 def _core_pattern() -> str:
-    """The parser's label spellings grouped by their letters, spaces allowed between signs:
-    ``A[ \t]*+(?:>[ \t]*+>|…)[ \t]*+B|B…A`` (one attempt per letter, nothing rescanned)."""
-    ops: dict[tuple[str, str], list[str]] = {}
-    for spelling in sorted(LABEL_SPELLINGS, key=len, reverse=True):
-        signs = r"[ \t]*+".join(re.escape(sign) for sign in spelling[1:-1])
-        ops.setdefault((spelling[0], spelling[-1]), []).append(signs)
-    return "|".join(
-        rf"{first}[ \t]*+(?:{'|'.join(signs)})[ \t]*+{last}" for (first, last), signs in ops.items()
-    )
+    """Letter, sign, letter of the parser's label spellings, spaces allowed between signs:
+    ``[AB][ \t]*+(?:>[ \t]*+>|…)[ \t]*+[AB]`` (character classes: a fast scan)."""
+    letters = "".join(sorted({ch for s in LABEL_SPELLINGS for ch in (s[0], s[-1])}))
+    signs = sorted({s[1:-1] for s in LABEL_SPELLINGS}, key=len, reverse=True)
+    between = "|".join(r"[ \t]*+".join(map(re.escape, sign)) for sign in signs)
+    return rf"[{letters}][ \t]*+(?:{between})[ \t]*+[{letters}]"
 
 
 _CORE = re.compile(_core_pattern())
-"""A five-point label without brackets (internal spaces allowed)."""
+"""A five-point label without brackets (internal spaces allowed); :data:`_LABEL_ENDS` filters
+the letter pairs the parser reads."""
+_LABEL_ENDS = frozenset((s[0], s[-1]) for s in LABEL_SPELLINGS)
 _LEFT_RUN = re.compile(r"[\s\[]*")
 _RIGHT_RUN = re.compile(r"[\s\]]*")
 _MARKER = re.compile(
@@ -291,15 +290,37 @@ def _five_point(text: str) -> Iterator[Finding]:
     if not any(ch in text for ch in "<>="):
         return
     reverse = text[::-1]
-    size = len(text)
-    match = _CORE.search(text)
-    while match is not None:
-        start, end = match.span()
-        match = _CORE.search(text, end - 1)  # cores may share a letter: B>A>B holds two
-        left = start - _LEFT_RUN.match(reverse, size - start).end() + (size - start)  # type: ignore[union-attr]
-        right = _RIGHT_RUN.match(text, end).end()  # type: ignore[union-attr]
-        if "[" in text[left:start] or "]" in text[end:right]:
-            yield Finding("verdict_label", left, right, _BRACKETS)
+    for match in _CORE.finditer(text):
+        found = _bracketed(text, reverse, *match.span())
+        if found is not None:
+            yield found
+        end = match.end()
+        while text[end : end + 1] in _AFTER_CORE:  # cores may share a letter: B>A>B holds two
+            shared = _CORE.match(text, end - 1)
+            if shared is None:
+                break
+            found = _bracketed(text, reverse, *shared.span())
+            if found is not None:
+                yield found
+            end = shared.end()
+
+
+_AFTER_CORE = frozenset("<>= \t")
+
+
+def _bracketed(text: str, reverse: str, start: int, end: int) -> Finding | None:
+    """The core ``[start, end)`` with its runs of brackets and spaces, if a bracket is there."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    if (text[start], text[end - 1]) not in _LABEL_ENDS:
+        return None  # A>A is no label
+    if before != "[" and after != "]" and not before.isspace() and not after.isspace():
+        return None  # neither side touches a bracket or a space (``A>B`` in prose)
+    back = len(text) - start
+    left = start - _LEFT_RUN.match(reverse, back).end() + back  # type: ignore[union-attr]
+    right = _RIGHT_RUN.match(text, end).end()  # type: ignore[union-attr]
+    if "[" in text[left:start] or "]" in text[end:right]:
+        return Finding("verdict_label", left, right, _BRACKETS)
+    return None
 
 
 def _battle(text: str) -> Iterator[Finding]:
