@@ -79,6 +79,9 @@ _LOOKALIKES: dict[str, str] = {
 """Characters a reader takes for a label's letters and signs (beyond what NFKC folds)."""
 
 _DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
+_SPELLING_SAMPLE = 1000
+"""Disguised spans whose spellings :meth:`Canonical.spellings` reads at most (a bound on the
+audit's work on a text with tens of thousands of them)."""
 _FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u034f")
 
 
@@ -165,6 +168,9 @@ class Canonical:
                 found.add("raw")
             else:
                 disguised.append(self.source[lo:hi])
+            if len(disguised) >= _SPELLING_SAMPLE:
+                break  # bounded work: the spellings of the first disguised spans stand for all
+
         if disguised:
             joined = "\n".join(disguised)
             if any(_changes(m) for m in _ENTITY.finditer(joined)):

@@ -116,13 +116,15 @@ class ModelAudit:
 
 
 # run on canonical text; no pattern has nested or overlapping unbounded quantifiers
-_ROLE_WORD = re.compile(
+_ROLE_WORDS = (
     r"(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)[ \t]{0,4}\|?>"
-    r"|(?:Instruction|System|Response)[ \t]*:",
-    re.IGNORECASE,
+    r"|(?:instruction|system|response)[ \t]*:"
 )
-"""Chat role markers, matched from their word (runs of ``<`` cost nothing); the opening
-``<|``/``##`` before the word is checked by :func:`_role_markers`."""
+_ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
+_ROLE_WORD_LOWER = re.compile(_ROLE_WORDS)
+"""Chat role markers, matched from their word (runs of ``<`` cost nothing) in the lowercased
+text where lowercasing keeps the offsets (a case-sensitive scan is several times faster); the
+opening ``<|``/``##`` before the word is checked by :func:`_role_markers`."""
 _ROLE_OPEN = re.compile(r"<\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
 _ROLE_TAGS = (("INST]", ("[/", "[")), ("SYS>>", ("<</", "<<")))
 """Llama's ``[INST]``/``[/INST]`` and ``<<SYS>>``/``<</SYS>>``: found by their tail with
@@ -162,7 +164,13 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
 def _role_markers(text: str) -> Iterator[tuple[int, int]]:
     """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``) and of fake turns
     at a line start (``Human:``, ``Assistant:``)."""
-    for m in _ROLE_WORD.finditer(text):
+    lowered = text.lower()
+    words = (
+        _ROLE_WORD_LOWER.finditer(lowered)
+        if len(lowered) == len(text)
+        else _ROLE_WORD.finditer(text)
+    )
+    for m in words:
         opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
         if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
             yield opening.start(), m.end()
