@@ -2,8 +2,9 @@
 
     python benchmarks/bench_integrity.py [--size 1000000] [--data ../shared/data]
 
-For 1 MB of ``[``, ``[ ``, ``<|``, a mix of disguised payloads and real answers (the 16 v0.1
-answer sets concatenated), prints the time of :func:`inspect_arenahard.integrity.neutralise` per
+For 1 MB of ``[``, ``[ ``, ``<|``, hostile prose (a disguised payload after every 90 characters of
+real answer text), dense hostile text (payloads only, one every ~12 characters) and real answers
+(the 16 v0.1 answer sets concatenated), prints the time of :func:`inspect_arenahard.integrity.neutralise` per
 protocol and of the audit's :func:`inspect_arenahard.stats.gaming.injection_findings`; then the
 per-answer time on all 7,999 real answers (what the scorer costs per sample; it runs in a worker
 thread, off the event loop). As the reference in the same run: rule version 1's label pattern
@@ -64,7 +65,11 @@ def main() -> None:
         "[": "[" * n,
         "[ ": "[ " * (n // 2),
         "<|": "<|" * (n // 2),
-        "mixed hostile": "".join(islice(cycle(HOSTILE), n // 12))[:n],
+        "hostile prose": "".join(
+            f"{answers[k % len(answers)][:90]} {payload}"
+            for k, payload in enumerate(islice(cycle(HOSTILE), n // 100))
+        )[:n],
+        "dense hostile": "".join(islice(cycle(HOSTILE), n // 12))[:n],
         "real answers": real,
     }
     print(f"{n:,} characters each; CPU seconds (best of 3); target < 0.2 s")

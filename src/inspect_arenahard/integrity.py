@@ -397,33 +397,32 @@ def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
     """``text`` as ``protocol``'s judge may see it (see the module docstring for the rule)."""
     canon = canonical(text)
     spans = dict.fromkeys(KINDS, 0)
-    replace: dict[int, str] = {}  # canonical index → replacement
+    chars: list[str] = []  # the original, one cell per character, once something changes
+    odd: dict[int, dict[int, str]] = {}  # segment → {canonical index: replacement}
+    starts, origins, exact = canon.starts, canon.origins, canon.exact
     for f in findings(canon, protocol):
         spans[f.kind] += 1
         into = f.rewrite.into
+        k = bisect_right(starts, f.start) - 1
         for m in f.rewrite.targets.finditer(canon.text, f.start, f.end):
-            replace[m.start()] = into[m.group()]
-    if not replace:
+            i = m.start()
+            while k + 1 < len(starts) and starts[k + 1] <= i:
+                k += 1
+            if not chars:
+                chars = list(text)
+            if exact[k]:
+                chars[origins[k] + i - starts[k]] = into[m.group()]
+            else:
+                odd.setdefault(k, {})[i] = into[m.group()]
+    if not chars:
         return Neutralised(text, spans)
-    return Neutralised(_rewritten(canon, replace), spans)
-
-
-def _rewritten(canon: Canonical, replace: dict[int, str]) -> str:
-    """The original text with the canonical characters ``replace`` names rewritten (each
-    original character or entity is one list cell)."""
-    chars = list(canon.source)
-    starts, origins, exact = canon.starts, canon.origins, canon.exact
-    for i, new in replace.items():
-        k = bisect_right(starts, i) - 1
-        if exact[k]:
-            chars[origins[k] + i - starts[k]] = new
-            continue
-        # an entity or an expanding character: its canonical text, rewritten
+    for k, replace in odd.items():
+        # an entity or an expanding character: its canonical text, rewritten, in its first cell
         end = starts[k + 1] if k + 1 < len(starts) else len(canon.text)
         piece = canon.text[starts[k] : end]
         chars[origins[k]] = "".join(replace.get(starts[k] + n, ch) for n, ch in enumerate(piece))
         chars[origins[k] + 1 : canon.ends[k]] = [""] * (canon.ends[k] - origins[k] - 1)
-    return "".join(chars)
+    return Neutralised("".join(chars), spans)
 
 
 def neutralise_all(
