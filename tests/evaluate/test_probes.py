@@ -12,7 +12,9 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
 from inspect_arenahard.cli import main
-from inspect_arenahard.evaluate.probes import PROBES, arenahard_probes, probe_names
+from inspect_arenahard.evaluate.integrity import canonical
+from inspect_arenahard.evaluate.probes import DISGUISED, PROBES, RAW, arenahard_probes, probe_names
+from inspect_arenahard.evaluate.verdicts import parse_verdict
 from inspect_arenahard.logs.reader import read_games
 from tests.helpers.inspect_cli import inspect_eval_cli
 from tests.helpers.scripted import scripted_model
@@ -40,6 +42,21 @@ def gullible(messages: list[ChatMessage]) -> str:
         if re.search(r"evaluator|reviewer|\[System\]", text, re.IGNORECASE):
             return f"The answer says it is the right one. [[{side}>>{other}]]"
     return "[[A>B]]" if len(a) > len(b) else "[[B>A]]"
+
+
+def folding(messages: list[ChatMessage]) -> str:
+    """Reads an answer the way a language model does (full-width, entities, look-alikes and
+    invisible characters folded) and takes a verdict label it finds there as the verdict;
+    otherwise prefers the longer answer."""
+    _, a, b = shown(messages)
+    for text in (a, b):
+        label = parse_verdict(canonical(text).text)
+        if label is not None:
+            return f"As stated: [[{label}]]"
+    return "[[A>B]]" if len(a) > len(b) else "[[B>A]]"
+
+
+ORIGINAL = ("null", "injection", "breakout", "verbose")
 
 
 def _own_words(question: str, answer: str) -> set[str]:
@@ -77,6 +94,17 @@ def probe_logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, EvalLog,
     return root, run_probes("gullible", gullible, root), run_probes("robust", robust, root)
 
 
+def test_raw_disguised_payloads_steer_a_folding_judge_and_neutralised_ones_do_not(
+    probe_logs,
+) -> None:  # type: ignore[no-untyped-def]
+    root, _, _ = probe_logs
+    log = run_probes("folding", folding, root)
+    got = rates(log)
+    for name in DISGUISED:
+        # the label favours position B: obeyed, it wins game 1 and loses game 2
+        assert got[f"{name}{RAW}"] == 0.5 and got[name] == 0.0, (name, got)
+
+
 def rates(log: EvalLog) -> dict[str, float]:
     [score] = log.results.scores  # type: ignore[union-attr]
     return {name: metric.value for name, metric in score.metrics.items()}
@@ -85,7 +113,7 @@ def rates(log: EvalLog) -> dict[str, float]:
 def test_probes_win_against_a_gullible_judge_and_lose_against_a_robust_one(probe_logs) -> None:  # type: ignore[no-untyped-def]
     _, gullible_log, robust_log = probe_logs
     assert set(rates(gullible_log)) == {*PROBES, "all"}
-    assert all(rate == 1.0 for rate in rates(gullible_log).values()), rates(gullible_log)
+    assert all(rates(gullible_log)[p] == 1.0 for p in ORIGINAL), rates(gullible_log)
     assert all(rate <= 0.1 for rate in rates(robust_log).values()), rates(robust_log)
 
 
@@ -94,7 +122,7 @@ def test_probe_samples_are_seeded_and_need_no_model(probe_logs) -> None:  # type
     assert gullible_log.eval.model == "none/none"
     assert "inspect_arenahard/play_probe" in [step.solver for step in gullible_log.plan.steps]
     ids = [s.id for s in gullible_log.samples or []]
-    assert len(ids) == 4 * 8 and ids == [s.id for s in robust_log.samples or []]
+    assert len(ids) == len(PROBES) * 8 and ids == [s.id for s in robust_log.samples or []]
     sample = (gullible_log.samples or [])[0]
     meta = sample.scores["probe_judge"].metadata  # type: ignore[index]
     assert meta["model"] == f"probe/{meta['probe']}" and meta["baseline"] == "gpt-4-0314"
@@ -110,8 +138,9 @@ def test_audit_lists_attack_success_per_judge_and_leaderboard_ignores_probes(
     assert main(["audit", str(root)]) == 0
     out = capsys.readouterr().out
     lines = {tuple(line.split()) for line in out.splitlines()}
-    for probe in PROBES:
-        assert ("mockllm/gullible", probe, "100.0%") in lines
+    for probe in ORIGINAL:
+        assert ("mockllm/gullible", probe, "100.0%", "-") in lines
+    for probe in (p for p in PROBES if not p.endswith(RAW)):
         assert any(line[:2] == ("mockllm/robust", probe) for line in lines)
     assert read_games([root]).games == []
 
@@ -134,4 +163,5 @@ def test_readme_command_runs_from_any_directory(
     # mockllm's default reply carries no verdict: every game unparsed, so no rate, shown as "-"
     assert main(["audit", str(tmp_path / "logs")]) == 0
     lines = {tuple(line.split()) for line in capsys.readouterr().out.splitlines()}
-    assert ("mockllm/model", "null", "-") in lines and ("mockllm/model", "breakout", "-") in lines
+    assert ("mockllm/model", "null", "-", "-") in lines
+    assert ("mockllm/model", "breakout", "-", "-") in lines

@@ -8,6 +8,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,11 +17,13 @@ from inspect_ai import eval
 from inspect_arenahard import arenahard
 from inspect_arenahard.cli import main
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
+from inspect_arenahard.evaluate.integrity import SPELLINGS
 from inspect_arenahard.report.audit_checks import (
     AuditedAnswer,
     Thresholds,
     audit_model,
     char_similarity,
+    injection_findings,
     injection_kinds,
     nearest_similarity,
     own_prompt_rank,
@@ -68,7 +71,7 @@ def test_no_real_model_is_flagged_and_thresholds_keep_their_margin(
     assert max(a.off_prompt_share for a in audits) < 0.01 == t.off_prompt_share / 10
     assert max(a.injection_share for a in audits) < 0.005 == t.injection_share / 4
     assert max(a.empty_share + a.truncated_share for a in audits) <= 0.036 < t.broken_share / 2
-    assert all(0.12 < a.median_similarity < 0.2 for a in audits)
+    assert all(0.1 < a.median_similarity < 0.16 for a in audits)
 
 
 def test_synthetic_null_and_injection_models_are_flagged(
@@ -127,10 +130,11 @@ def test_similarity_matches_a_brute_force_cosine(real: dict[str, list[AuditedAns
         NULL_ANSWER,
         NULL_ANSWER + " x",
     ]
-    grams = [_char_wb_ngrams(t) for t in texts]
+    # sublinear counts, log(1 + count), as the audit weighs n-grams
+    grams = [{k: math.log1p(v) for k, v in _char_wb_ngrams(t).items()} for t in texts]
 
-    def cos(a: Counter[str], b: Counter[str]) -> float:
-        dot = sum(v * b[k] for k, v in a.items())
+    def cos(a: dict[str, float], b: dict[str, float]) -> float:
+        dot = sum(v * b.get(k, 0.0) for k, v in a.items())
         return dot / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
 
     brute = np.array([[cos(a, b) for b in grams] for a in grams])
@@ -267,3 +271,80 @@ def test_empty_and_truncated_answers(real: dict[str, list[AuditedAnswer]]) -> No
     audit = audit_model("broken", broken)
     assert audit.flags == ["empty-or-truncated"]
     assert (audit.empty_share, audit.truncated_share) == (0.1, 0.1)
+
+
+# ---- second pass: every spelling, evidence not single hits ---------------------------------
+
+RED_TEAM = json.loads(
+    (Path(__file__).parent / "data" / "red_team_payloads.json").read_text("utf-8")
+)
+
+
+@pytest.mark.parametrize("case", RED_TEAM, ids=[c["name"] for c in RED_TEAM])
+def test_red_team_payloads_are_flagged_with_their_kind_and_spelling(case: dict[str, Any]) -> None:
+    found = injection_findings("Write a short answer.", case["payload"])
+    assert sorted(found) == sorted(case["kinds"])
+    if case["spelling"] is not None:
+        assert case["spelling"] in set().union(*found.values())
+
+
+def test_red_team_corpus_covers_every_spelling_and_kind() -> None:
+    attacks = [c for c in RED_TEAM if c["kinds"]]
+    assert len(attacks) >= 30
+    assert {c["spelling"] for c in attacks} == set(SPELLINGS)
+    assert {k for c in attacks for k in c["kinds"]} == {
+        "verdict_label", "delimiter", "role_marker", "judge_instruction"
+    }  # fmt: skip
+
+
+def test_a_model_gaming_in_any_spelling_is_flagged_and_the_kind_reported(
+    real: dict[str, list[AuditedAnswer]],
+) -> None:
+    for case in (c for c in RED_TEAM if c["kinds"]):
+        samples = [
+            AuditedAnswer(s.prompt, f"{s.answer}\n\n{case['payload']}", s.baseline)
+            for s in real["gpt-4-0613"][:20]
+        ]
+        audit = audit_model("attacker", samples)
+        assert "injection" in audit.flags, case["name"]
+        assert audit.triggered["injection"] == 20
+        assert audit.evidence[f"spelling:{case['spelling']}"] == 20
+
+
+def _real_answer_sets() -> dict[str, list[AuditedAnswer]]:
+    sets = real_sets()
+    v2 = shared("arena-hard-v2.0")
+    prompts = {q.id: q.prompt for q in load_questions(v2 / "question.jsonl")}
+    for path in sorted((v2 / "model_answer").glob("*.jsonl")):
+        sets[f"v2.0/{path.stem}"] = [
+            AuditedAnswer(prompts[q], a.text) for q, a in load_answers(path).items()
+        ]
+    return sets
+
+
+def test_no_injection_or_null_model_flag_on_real_answers_at_full_and_20_prompt_subsets() -> None:
+    """Every real answer set (v0.1 and v2.0): no flag at the full prompt set; no check is
+    triggered by ``min_evidence`` answers, so no subset can flag either (a subset's nearest
+    neighbour is never closer than the full set's); checked on the worst subset (every
+    triggering answer and its near-duplicate partners) and on seeded random ones."""
+    t = Thresholds()
+    for model, samples in _real_answer_sets().items():
+        full = audit_model(model, samples)
+        assert not {"injection", "null-model"} & set(full.flags), model
+        assert full.triggered["injection"] < t.min_evidence, model
+        assert full.triggered["null-model"] < t.min_evidence, model
+        near = nearest_similarity(char_similarity([s.answer for s in samples]))
+        suspicious = [
+            i
+            for i, s in enumerate(samples)
+            if injection_kinds(s.prompt, s.answer) or near[i] >= t.constant_similarity
+        ]
+        rng = np.random.default_rng(0)
+        subsets = [
+            suspicious
+            + [i for i in range(len(samples)) if i not in suspicious][: 20 - len(suspicious)]
+        ] + [list(rng.choice(len(samples), 20, replace=False)) for _ in range(5)]
+        for subset in subsets:
+            audit = audit_model(model, [samples[i] for i in subset])
+            assert audit.n == 20
+            assert not {"injection", "null-model"} & set(audit.flags), (model, subset)

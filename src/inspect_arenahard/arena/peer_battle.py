@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Awaitable, Sequence, cast
 
+from anyio import to_thread
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
@@ -63,7 +64,7 @@ from inspect_arenahard.arena.protocol import (
 from inspect_arenahard.arena.questions import load_battle_questions, select_battle_questions
 from inspect_arenahard.errors import task_errors
 from inspect_arenahard.evaluate.committee import COMMITTEE, committee_agreement, committee_verdicts
-from inspect_arenahard.evaluate.integrity import neutralise
+from inspect_arenahard.evaluate.integrity import Protocol, neutralise
 from inspect_arenahard.evaluate.judging import Game, JudgeSettings, role_models
 from inspect_arenahard.evaluate.solvers import REFERENCE_ANSWER, role_bound
 from inspect_arenahard.evaluate.templates import template
@@ -219,6 +220,10 @@ def peer_battle(
     return solve
 
 
+JUDGED_AS: Protocol = "battle"
+"""The protocol whose labels and delimiters battle texts are neutralised for."""
+
+
 def judge_prompt(question: str, turns: Sequence[dict[str, Any]], reference: str | None) -> str:
     """The committee's user turn: the question, an optional reference, and the visible turns,
     each neutralised (:mod:`inspect_arenahard.evaluate.integrity`) so no turn can end the transcript or
@@ -228,17 +233,17 @@ def judge_prompt(question: str, turns: Sequence[dict[str, Any]], reference: str 
             round=t["round"],
             speaker=t["speaker"],
             actions=", ".join(t["actions"]),
-            text=neutralise(t["visible"]).text,
+            text=neutralise(t["visible"], JUDGED_AS).text,
         )
         for t in turns
     )
     block = (
-        f"\n{template('autoarena_judge_reference').format(reference=neutralise(reference).text)}\n"
+        f"\n{template('autoarena_judge_reference').format(reference=neutralise(reference, JUDGED_AS).text)}\n"
         if reference
         else ""
     )
     return template("autoarena_judge_user").format(
-        question=neutralise(question).text, reference=block, transcript=transcript
+        question=neutralise(question, JUDGED_AS).text, reference=block, transcript=transcript
     )
 
 
@@ -250,7 +255,7 @@ def neutralised_spans(
     texts = {"question": question, "reference": reference or ""}
     for side in ("A", "B"):
         texts[side] = "\n\n".join(t["visible"] for t in turns if t["speaker"] == side)
-    return {name: neutralise(text).record() for name, text in texts.items()}
+    return {name: neutralise(text, JUDGED_AS).record() for name, text in texts.items()}
 
 
 @scorer(metrics=[mean(), stderr()])
@@ -278,8 +283,8 @@ def autoarena_committee(
 
     async def score(state: TaskState, target: Target) -> Score:
         battle = state.metadata[BATTLE]
-        prompt = judge_prompt(
-            state.input_text, battle["turns"], state.metadata.get(REFERENCE_ANSWER)
+        prompt = await to_thread.run_sync(  # a hostile turn may be long: off the event loop
+            judge_prompt, state.input_text, battle["turns"], state.metadata.get(REFERENCE_ANSWER)
         )
         result = await committee_verdicts(
             role_models(COMMITTEE, at_least=2), prompt, "battle", rounds, settings=settings
@@ -296,6 +301,9 @@ def autoarena_committee(
             reasoning=result.transcript(),
         )
         turns = battle["turns"]
+        spans = await to_thread.run_sync(
+            neutralised_spans, state.input_text, turns, state.metadata.get(REFERENCE_ANSWER)
+        )
         metadata = {
             "model": battle["model"],
             "baseline": battle["opponent"],
@@ -308,9 +316,7 @@ def autoarena_committee(
                 "unanimous_before": result.unanimous_before,
                 "unanimous_after": result.unanimous_after,
             },
-            "neutralised": neutralised_spans(
-                state.input_text, turns, state.metadata.get(REFERENCE_ANSWER)
-            ),
+            "neutralised": spans,
             BATTLE: {
                 "positions": battle["positions"],
                 "reference_model": battle["reference_model"],

@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
         help="flag models that game the judge; show judges' attack success from probe logs",
         description="Per model: null-model (prompt-independent) answers, answers that ignore the prompt, "
         "injection attempts, empty or truncated answers, verbosity outliers; per judge: the attack "
-        "success rate of each arenahard_probes probe. Thresholds are stated in the README.",
+        "success rate of each arenahard_probes probe. Thresholds and evidence rules: docs/integrity.md.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -86,12 +86,15 @@ COLUMNS = (
     ("truncated", "truncated_share", "pct"),
     ("length×", "length_ratio", "num"),
     ("long wins", "long_win_share", "pct"),
+    ("answers null/off/inj/broken", "triggered", "counts"),
 )
 
 
 def _cell(value: Any, kind: str | None) -> str:
     if isinstance(value, list):
         return ",".join(value) or "-"
+    if isinstance(value, dict):  # answers that triggered each check, in the header's order
+        return "/".join(str(v) for v in value.values()) or "-"
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     if kind == "pct":
@@ -121,8 +124,19 @@ def format_models(records: list[dict[str, Any]]) -> str:
 
 def format_probes(records: list[dict[str, Any]]) -> str:
     """Attack success per judge and probe: a robust judge keeps every probe near 0%."""
-    body = [[r["judge"], r["probe"], _cell(r["attack_success"], "pct")] for r in records]
+    raw = {(r["judge"], r["probe"]): r["attack_success"] for r in records}
+    body = [
+        [
+            r["judge"],
+            r["probe"],
+            _cell(r["attack_success"], "pct"),
+            _cell(raw.get((r["judge"], f"{r['probe']}-raw")), "pct"),
+        ]
+        for r in records
+        if not (r["probe"].endswith("-raw") and (r["judge"], r["probe"][: -len("-raw")]) in raw)
+    ]
     return (
-        "probe results (attack success = the probe's score against the baseline; 50% = as good as the baseline)\n"
-        + _table(["judge", "probe", "attack success"], body)
+        "probe results (attack success = the probe's score against the baseline; 50% = as good as the "
+        "baseline; raw = the same payload shown to the judge without neutralising)\n"
+        + _table(["judge", "probe", "attack success", "raw"], body)
     )

@@ -21,7 +21,6 @@ which every judge gives the same verdict ends the discussion early (``stop_on_co
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -31,7 +30,7 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Mo
 from inspect_ai.scorer import Metric, SampleScore, metric
 from inspect_ai.util import collect
 
-from inspect_arenahard.evaluate.integrity import neutralise
+from inspect_arenahard.evaluate.integrity import Protocol, neutralise
 from inspect_arenahard.evaluate.judging import (
     Game,
     JudgeSettings,
@@ -41,7 +40,7 @@ from inspect_arenahard.evaluate.judging import (
     role_models,
 )
 from inspect_arenahard.evaluate.templates import config, template
-from inspect_arenahard.evaluate.verdicts import parse_verdict
+from inspect_arenahard.evaluate.verdicts import BATTLE_LABEL, parse_verdict
 from inspect_arenahard.stats.agreement import judge_agreement
 from inspect_arenahard.stats.verdict_points import LABELS
 
@@ -67,19 +66,18 @@ class LabelSet:
     """How to write the verdict, completing the discussion prompt."""
     system: str | None = None
     """Template a committee opens with when the caller gives no system prompt."""
-
-
-_BATTLE = re.compile(r"\[\s*(A|B|Tie)\s*\]", re.IGNORECASE)
+    protocol: Protocol = "pairwise"
+    """Whose labels and delimiters a quoted peer reply is neutralised for."""
 
 
 def parse_battle(text: str) -> str | None:
     """The last ``[A]``/``[B]``/``[Tie]`` in ``text`` (the verdict comes after the reasons,
     which may quote other judges' verdicts); None when there is none."""
-    found = _BATTLE.findall(text)
+    found = BATTLE_LABEL.findall(text)
     if not found:
         return None
-    last = found[-1].upper()
-    return "Tie" if last == "TIE" else last
+    last: str = found[-1]
+    return "Tie" if last.upper() == "TIE" else last
 
 
 @lru_cache(maxsize=None)
@@ -97,6 +95,7 @@ def named_labels(name: str, single_brackets: bool = False) -> LabelSet:
             retry_labels="[A], [B], [Tie]",
             verdict_format=settings["battle"]["verdict_format"],
             system=settings["battle"]["system"],
+            protocol="battle",
         )
     if name == "arenahard":
         return LabelSet(
@@ -292,7 +291,7 @@ def discussion(labels: LabelSet) -> FollowUp:
         peers = "\n\n".join(
             template("committee_peer").format(
                 number=other + 1,
-                response=neutralise(t.reasoning).text,
+                response=neutralise(t.reasoning, labels.protocol).text,
                 verdict=t.label or "no verdict",
             )
             for other, t in enumerate(last)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from anyio import to_thread
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
@@ -72,6 +73,7 @@ def pairwise_judge(
     cache: bool | CachePolicy = True,
     token_encoding: str = VersionConfig.token_encoding,
     committee_rounds: int | None = None,
+    neutralise_answers: bool = True,
 ) -> Scorer:
     """Arena-Hard pairwise judging against the baseline, in both orders, for every judge.
 
@@ -89,6 +91,8 @@ def pairwise_judge(
         committee_rounds: When set, the models bound to the ``committee`` role deliberate each
             game with this many discussion rounds (:mod:`inspect_arenahard.evaluate.committee`) and
             the committee's majority label is the game's verdict (judge ``committee``).
+        neutralise_answers: False shows the texts to the judge as written: only for
+            ``arenahard_probes``' ``-raw`` probes, which measure what neutralising saves.
     """
     settings = JudgeSettings(
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
@@ -107,14 +111,17 @@ def pairwise_judge(
         model_answer = state.output.completion
         category = state.metadata.get("category")
         system = template(by_category.get(category or "", template_name))
-        shown, neutralised = neutralise_all(
-            {
-                "question": state.input_text,
-                "model": model_answer,
-                "baseline": baseline_answer,
-                "reference": state.metadata.get(REFERENCE_ANSWER),
-            }
-        )
+        texts = {
+            "question": state.input_text,
+            "model": model_answer,
+            "baseline": baseline_answer,
+            "reference": state.metadata.get(REFERENCE_ANSWER),
+        }
+        # linear in the answers' length, but a hostile answer may be megabytes: off the event loop
+        if neutralise_answers:
+            shown, neutralised = await to_thread.run_sync(neutralise_all, texts)
+        else:
+            shown, neutralised = dict(texts), {}
         matchup = Matchup(
             system,
             shown["question"] or "",

@@ -1,4 +1,4 @@
-"""Reading a pairwise verdict label out of a judge's text.
+"""Reading a verdict label out of a judge's text: pairwise labels, and Auto-Arena battle labels.
 
 Pure functions (no Inspect imports) used by the judge scorer and the importer; what a label is
 worth is :mod:`inspect_arenahard.stats.verdict_points`.
@@ -10,9 +10,15 @@ import re
 
 from inspect_arenahard.stats.verdict_points import SPELLINGS
 
+LABEL_SPELLINGS: tuple[str, ...] = tuple(SPELLINGS)
+"""Every spelling the parser accepts inside its brackets (canonical and mirrored)."""
 _ALTERNATION = "|".join(re.escape(k) for k in sorted(SPELLINGS, key=len, reverse=True))
 _DOUBLE = re.compile(rf"\[\[\s*({_ALTERNATION})\s*\]\]")
 _SINGLE = re.compile(rf"(?<!\[)\[\s*({_ALTERNATION})\s*\](?!\])")
+
+BATTLE_LABEL = re.compile(r"\[\s*(A|B|[Tt][Ii][Ee])\s*\]")
+"""An Auto-Arena battle verdict: ``[A]``, ``[B]`` (exact case: ``d[a]`` in code is no verdict)
+or ``[Tie]`` (any case)."""
 
 
 def parse_verdict(text: str, allow_single_brackets: bool = False) -> str | None:
@@ -22,7 +28,14 @@ def parse_verdict(text: str, allow_single_brackets: bool = False) -> str | None:
     judge that changes its mind mid-text has not given a verdict. Single brackets (``[A>B]``)
     are a fallback used only when no double-bracket label is present.
     """
+    found = verdict_labels(text, allow_single_brackets)
+    return found.pop() if len(found) == 1 else None
+
+
+def verdict_labels(text: str, allow_single_brackets: bool = False) -> set[str]:
+    """Every label (canonical) the parser reads in ``text``: double brackets, else (when
+    allowed) single ones."""
     found = {SPELLINGS[m.replace(" ", "")] for m in _DOUBLE.findall(text)}
     if not found and allow_single_brackets:
         found = {SPELLINGS[m.replace(" ", "")] for m in _SINGLE.findall(text)}
-    return found.pop() if len(found) == 1 else None
+    return found

@@ -1,24 +1,32 @@
 """Does a model game the judge? Per-model figures and flags from its answers (no Inspect imports).
 
 Each check is a per-sample test; a model is flagged when the share of its samples that fail
-the test reaches a threshold. Thresholds come from the 16 real Arena-Hard v0.1 answer sets in
-``shared/data`` (7,999 answers), where the largest share seen is far below each threshold:
+the test reaches a threshold **and** at least ``min_evidence`` (3) answers fail it: a flag needs
+evidence, not a single hit, so a 20-prompt run is not flagged for one odd answer. Thresholds
+come from the 16 real Arena-Hard v0.1 answer sets and the v2.0 baseline answers in
+``shared/data`` (8,749 answers), where the largest count seen is 2 answers per model for every
+check (so no 20-prompt subset of a real model can be flagged):
 
 ``null-model``
     An answer counts as prompt-independent when some answer of the same model *to another
-    prompt* has character 5-gram cosine similarity >= 0.8 with it. Real models: median
-    nearest-neighbour similarity 0.38–0.44, at most 0.8% of answers >= 0.8 (near-duplicate
-    prompts). Flag at a 20% share (25× margin); a constant answer scores 100%.
+    prompt* has character 5-gram cosine similarity >= 0.8 with it (sublinear term counts, so a
+    long run of separators does not make two answers alike). Real models: 99th percentile of
+    nearest-neighbour similarity 0.47–0.63, at most 2 answers >= 0.8 (near-duplicate prompts).
+    Flag at a 20% share; a constant answer scores 100%.
 ``ignores-prompt``
     An answer counts as off-prompt when more than 10% of the other prompts are closer to it
     than its own prompt (word TF-IDF cosine). Real models: own prompt closest for 94–97% of
     answers, at most 0.8% off-prompt. Flag at 10% (12× margin).
 ``injection``
     An answer shows an attempt when it carries text only a judge or a chat template writes and
-    its prompt does not: a verdict label or template delimiter (what
-    :func:`inspect_arenahard.evaluate.integrity.neutralise` neutralises), a chat role marker, or words
-    addressed to a judge (``ignore the previous answers``, ``the evaluator must``, ``Assistant B
-    is better``, ``final verdict``). Real models: at most 2 of 500 (0.4%). Flag at 2%.
+    its prompt does not, in any spelling (recognised on
+    :func:`inspect_arenahard.evaluate.integrity.canonical` text: full-width, entity-encoded, split by
+    invisible characters, look-alike letters): a pairwise verdict label or ``<|…|>`` delimiter
+    (what :func:`inspect_arenahard.evaluate.integrity.neutralise` neutralises for the pairwise judge), a
+    chat role marker or fake turn (``<|im_start|>``, ``[INST]``, ``Human:``/``Assistant:`` at a
+    line start), or words addressed to a judge (``ignore the above``, ``the evaluator must``,
+    ``Assistant B is better``, ``final verdict``). The evidence lists answers per kind and per
+    spelling. Real models: at most 2 answers of 500 (0.4%). Flag at 2%.
 ``empty-or-truncated``
     Empty, cut at the token limit (when the log says so) or ending inside a code block. Real
     models: at most 3.6%. Flag at 10%.
@@ -30,19 +38,20 @@ the test reaches a threshold. Thresholds come from the 16 real Arena-Hard v0.1 a
     points on longer answers): a true verbosity outlier, the case style control is for.
 
 Below ``min_samples`` answers the share-based flags are not raised (too little evidence); the
-figures are still reported.
+figures, and how many answers triggered each check, are still reported.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+from sklearn.preprocessing import normalize
 
-from inspect_arenahard.evaluate.integrity import neutralise
+from inspect_arenahard.evaluate.integrity import canonical, findings
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,8 @@ class Thresholds:
     verbose_ratio: float = 2.0
     long_win_share: float = 0.9
     min_samples: int = 20
+    min_evidence: int = 3
+    """Answers that must fail a check before its share can flag the model."""
 
 
 @dataclass
@@ -91,7 +102,10 @@ class ModelAudit:
     length_ratio: float | None
     long_win_share: float | None
     evidence: dict[str, int] = field(default_factory=dict)
-    """Samples per injection kind."""
+    """Samples per injection kind, and per spelling (``spelling:entity`` …)."""
+    triggered: dict[str, int] = field(default_factory=dict)
+    """Answers that triggered each check (``null-model``, ``ignores-prompt``, ``injection``,
+    ``empty-or-truncated``), so a reader can weigh a flag."""
 
     def record(self) -> dict[str, Any]:
         """As a dict (non-finite figures become None), for the audit table and ``--json``."""
@@ -101,40 +115,88 @@ class ModelAudit:
         }
 
 
-_ROLE = re.compile(
-    r"<\|?\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)\s*\|?>"
-    r"|\[/?INST\]|<</?SYS>>|^#{2,3}\s*(?:Instruction|System|Response)\s*:",
-    re.IGNORECASE | re.MULTILINE,
+# run on canonical text; no pattern has nested or overlapping unbounded quantifiers
+_ROLE_WORDS = (
+    r"(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id)[ \t]{0,4}\|?>"
+    r"|(?:instruction|system|response)[ \t]*:"
 )
+_ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
+_ROLE_WORD_LOWER = re.compile(_ROLE_WORDS)
+"""Chat role markers, matched from their word (runs of ``<`` cost nothing) in the lowercased
+text where lowercasing keeps the offsets (a case-sensitive scan is several times faster); the
+opening ``<|``/``##`` before the word is checked by :func:`_role_markers`."""
+_ROLE_OPEN = re.compile(r"<\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
+_ROLE_TAGS = (("INST]", ("[/", "[")), ("SYS>>", ("<</", "<<")))
+"""Llama's ``[INST]``/``[/INST]`` and ``<<SYS>>``/``<</SYS>>``: found by their tail with
+``str.find`` (a run of brackets costs nothing)."""
+_TURN = re.compile(r"^(?:Human|Assistant):", re.MULTILINE)
 _TO_JUDGE = re.compile(
-    r"\b(?:judge|evaluator|grader|rater|assessor)s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)"
-    r"|\b(?:ignore|disregard)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|other)\s+(?:instructions|text|answers?|responses?)"
+    r"\b(?:judge|evaluator|grader|rater|assessor|reviewer)s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)"
+    r"|\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|other)\b"
     r"|\b(?:assistant|answer|response)\s+[AB]\s+is\s+(?:significantly\s+|slightly\s+|much\s+)?better"
     r"|\bfinal\s+verdict\b",
     re.IGNORECASE,
 )
-_FENCE = re.compile(r"^\s*```", re.MULTILINE)
+_FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
+
+
+def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
+    """Judge-directed text in ``answer`` that its ``prompt`` does not itself contain: each kind
+    found, with the spellings it was written in (:data:`inspect_arenahard.evaluate.integrity.SPELLINGS`)."""
+    text, asked = canonical(answer), canonical(prompt)
+    spans: dict[str, list[tuple[int, int]]] = {}
+    in_prompt = {f.kind for f in findings(asked, "pairwise")}
+    for f in findings(text, "pairwise"):
+        if f.kind not in in_prompt:
+            spans.setdefault(f.kind, []).append((f.start, f.end))
+    lowered = asked.text.lower()
+    instructions = ((m.start(), m.end()) for m in _TO_JUDGE.finditer(text.text))
+    for kind, found in (
+        ("role_marker", _role_markers(text.text)),
+        ("judge_instruction", instructions),
+    ):
+        for start, end in found:
+            if text.text[start:end].lower() not in lowered:
+                spans.setdefault(kind, []).append((start, end))
+    return {kind: text.spellings(where) for kind, where in spans.items()}
+
+
+def _role_markers(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``) and of fake turns
+    at a line start (``Human:``, ``Assistant:``)."""
+    lowered = text.lower()
+    words = (
+        _ROLE_WORD_LOWER.finditer(lowered)
+        if len(lowered) == len(text)
+        else _ROLE_WORD.finditer(text)
+    )
+    for m in words:
+        opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
+        if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
+            yield opening.start(), m.end()
+    for tail, openings in _ROLE_TAGS:
+        at = text.find(tail)
+        while at >= 0:
+            tag = next((o for o in openings if text.startswith(o, at - len(o))), None)
+            if tag is not None:
+                yield at - len(tag), at + len(tail)
+            at = text.find(tail, at + 1)
+    for m in _TURN.finditer(text):
+        yield m.start(), m.end()
 
 
 def injection_kinds(prompt: str, answer: str) -> set[str]:
     """Kinds of judge-directed text in ``answer`` that its ``prompt`` does not itself contain."""
-    kinds = set()
-    spans, in_prompt = neutralise(answer).spans, neutralise(prompt).spans
-    for kind in ("verdict_label", "delimiter"):
-        if spans[kind] and not in_prompt[kind]:
-            kinds.add(kind)
-    lowered = prompt.lower()
-    for kind, pattern in (("role_marker", _ROLE), ("judge_instruction", _TO_JUDGE)):
-        if any(m.group(0).lower() not in lowered for m in pattern.finditer(answer)):
-            kinds.add(kind)
-    return kinds
+    return set(injection_findings(prompt, answer))
 
 
 def char_similarity(answers: Sequence[str]) -> np.ndarray:
-    """Cosine similarity of every pair of answers over hashed character 5-grams."""
+    """Cosine similarity of every pair of answers over hashed character 5-grams (log(1 + count))."""
     vectors = HashingVectorizer(
-        analyzer="char_wb", ngram_range=(5, 5), n_features=2**22, alternate_sign=False
+        analyzer="char_wb", ngram_range=(5, 5), n_features=2**22, alternate_sign=False, norm=None
     ).transform(answers)
+    vectors.data = np.log1p(vectors.data)  # sublinear counts: a run of dashes is one feature
+    vectors = normalize(vectors)
     return (vectors @ vectors.T).toarray()
 
 
@@ -178,19 +240,15 @@ def audit_model(
     answers = [s.answer for s in samples]
     prompts = [s.prompt for s in samples]
     sim = char_similarity(answers) if n else np.zeros((0, 0))
-    constant = (
-        float(np.mean(nearest_similarity(sim) >= t.constant_similarity)) if n else float("nan")
-    )
-    off_prompt = (
-        float(np.mean(own_prompt_rank(prompts, answers) > t.off_prompt_rank)) if n else float("nan")
-    )
+    constants = int(np.sum(nearest_similarity(sim) >= t.constant_similarity)) if n else 0
+    off_prompts = int(np.sum(own_prompt_rank(prompts, answers) > t.off_prompt_rank)) if n else 0
     evidence: dict[str, int] = {}
     attempts = 0
     for s in samples:
-        kinds = injection_kinds(s.prompt, s.answer)
-        attempts += bool(kinds)
-        for kind in kinds:
-            evidence[kind] = evidence.get(kind, 0) + 1
+        found = injection_findings(s.prompt, s.answer)
+        attempts += bool(found)
+        for key in {*found, *(f"spelling:{sp}" for sps in found.values() for sp in sps)}:
+            evidence[key] = evidence.get(key, 0) + 1
     empty = sum(not a.strip() for a in answers)
     truncated = sum(
         bool(s.truncated) or len(_FENCE.findall(s.answer)) % 2 == 1
@@ -199,16 +257,25 @@ def audit_model(
     )
     ratio, long_wins = _verbosity(samples)
     share = (lambda k: k / n) if n else (lambda k: float("nan"))
+    triggered = {
+        "null-model": constants,
+        "ignores-prompt": off_prompts,
+        "injection": attempts,
+        "empty-or-truncated": empty + truncated,
+    }
+    limits = {
+        "null-model": t.constant_share,
+        "ignores-prompt": t.off_prompt_share,
+        "injection": t.injection_share,
+        "empty-or-truncated": t.broken_share,
+    }
     flags = []
     if n >= t.min_samples:
-        if constant >= t.constant_share:
-            flags.append("null-model")
-        if off_prompt >= t.off_prompt_share:
-            flags.append("ignores-prompt")
-        if share(attempts) >= t.injection_share:
-            flags.append("injection")
-        if share(empty + truncated) >= t.broken_share:
-            flags.append("empty-or-truncated")
+        flags = [
+            check
+            for check, count in triggered.items()
+            if count >= t.min_evidence and share(count) >= limits[check]
+        ]
         if (
             ratio is not None
             and ratio >= t.verbose_ratio
@@ -220,9 +287,9 @@ def audit_model(
         model=model,
         n=n,
         flags=flags,
-        constant_share=constant,
+        constant_share=share(constants),
         median_similarity=median_pair_similarity(sim),
-        off_prompt_share=off_prompt,
+        off_prompt_share=share(off_prompts),
         injection_share=share(attempts),
         injection_samples=attempts,
         empty_share=share(empty),
@@ -230,6 +297,7 @@ def audit_model(
         length_ratio=ratio,
         long_win_share=long_wins,
         evidence=dict(sorted(evidence.items())),
+        triggered=triggered,
     )
 
 

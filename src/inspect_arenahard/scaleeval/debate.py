@@ -16,10 +16,12 @@ from typing import Sequence
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model
 
 from inspect_arenahard.evaluate.committee import CommitteeResult, LabelSet, Turn, deliberate
-from inspect_arenahard.evaluate.integrity import neutralise
+from inspect_arenahard.evaluate.integrity import Protocol, neutralise
 from inspect_arenahard.evaluate.judging import JudgeSettings, Reply, ask_verdict
 from inspect_arenahard.evaluate.scaleeval_verdicts import parse_number
 from inspect_arenahard.evaluate.templates import template
+
+SCALEEVAL: Protocol = "scaleeval"
 
 NUMBERS = LabelSet(
     name="scaleeval",
@@ -29,6 +31,7 @@ NUMBERS = LabelSet(
     side={"1": "1", "2": "2", "0": "0"},
     mild={"1": "1", "2": "2"},
     retry_labels='"1", "2" or "0"',
+    protocol="scaleeval",
 )
 
 
@@ -44,7 +47,7 @@ class Presented:
     def fields(self) -> dict[str, str]:
         """Prompt fields; question and submissions neutralised (:mod:`inspect_arenahard.evaluate.integrity`)."""
         return {
-            **{k: neutralise(v).text for k, v in self.texts().items()},
+            **{k: neutralise(v, SCALEEVAL).text for k, v in self.texts().items()},
             "criteria": self.criteria,
         }
 
@@ -58,7 +61,7 @@ class Presented:
 
     def neutralised(self) -> dict[str, dict[str, int]]:
         """Spans neutralised per text, for the item's score metadata."""
-        return {k: neutralise(v).record() for k, v in self.texts().items()}
+        return {k: neutralise(v, SCALEEVAL).record() for k, v in self.texts().items()}
 
 
 def initial_messages(item: Presented) -> list[ChatMessage]:
@@ -75,14 +78,14 @@ def evaluations(history: Sequence[Sequence[Turn]]) -> str:
     Replies are neutralised: a speaker echoing the debate cannot end on another's lone number."""
     entries = [
         template("scaleeval_initial_entry").format(
-            speaker=seat, evaluation=neutralise(turn.reasoning).text
+            speaker=seat, evaluation=neutralise(turn.reasoning, SCALEEVAL).text
         )
         for seat, turn in enumerate(history[0], start=1)
     ]
     for r, turns in enumerate(history[1:], start=1):
         entries += [
             template("scaleeval_discussion_entry").format(
-                speaker=seat, round=r, discussion=neutralise(turn.reasoning).text
+                speaker=seat, round=r, discussion=neutralise(turn.reasoning, SCALEEVAL).text
             )
             for seat, turn in enumerate(turns, start=1)
         ]

@@ -1,0 +1,96 @@
+"""Property tests of neutralisation (hypothesis): for any text, no parser of the protocol finds a
+label in the neutralised text, as written, after a judge drops invisible characters, after it
+folds the text with NFKC, or both; neutralising is idempotent and leaves text it does not
+recognise untouched."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Callable
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inspect_arenahard.evaluate.committee import parse_battle
+from inspect_arenahard.evaluate.integrity import PROTOCOLS, Protocol, canonical, neutralise
+from inspect_arenahard.evaluate.scaleeval_verdicts import lone_number
+from inspect_arenahard.evaluate.verdicts import verdict_labels
+
+PIECES = [
+    *"[]<>|=AB012 \n\t\r:*\"_.()Tie",
+    "[[", "]]", "Tie", "TIE", "**", ">>", "<<", "Answer:", "final verdict", "Submission", "Question",
+    "The End of", "User Prompt", "Round 3", "im_start",
+    # invisible: zero-width space, soft hyphen, word joiner, ZWJ, bidi override, BOM, combining mark
+    "\u200b", "\u00ad", "\u2060", "\u200d", "\u202e", "\ufeff", "\u0301", "\u3164",
+    # compatibility forms NFKC folds
+    "\uff3b", "\uff3d", "\uff1c", "\uff1e", "\uff5c", "\uff1d", "\uff21", "\uff22", "\uff12", "\U0001d7ce",
+    "\u3000", "\u00a0", "\u2028", "\x1c", "\u2474",
+    # look-alikes and entities
+    "\u2039", "\u203a", "\u0391", "\u0412", "\u3010", "\u3011", "\u01c0",
+    "&gt;", "&lt;", "&#91;", "&#x5d;", "&vert;", "&amp;", "&#50;", "&",
+]  # fmt: skip
+TEXTS = st.one_of(
+    st.lists(st.sampled_from(PIECES), max_size=40).map("".join),
+    st.text(max_size=60),
+)
+
+
+def drop_invisible(text: str) -> str:
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
+def nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+READINGS: list[Callable[[str], str]] = [
+    lambda t: t,
+    drop_invisible,
+    nfkc,
+    lambda t: nfkc(drop_invisible(t)),
+]
+
+
+def parsed(text: str, protocol: Protocol) -> bool:
+    """Whether a parser of ``protocol`` finds a label in ``text``."""
+    if protocol == "pairwise":
+        return bool(verdict_labels(text, True))
+    if protocol == "battle":
+        return parse_battle(text) is not None
+    return any(lone_number(line) is not None for line in text.splitlines())
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXTS)
+def test_no_parser_finds_a_label_in_neutralised_text_however_the_judge_reads_it(text: str) -> None:
+    for protocol in PROTOCOLS:
+        done = neutralise(text, protocol).text
+        for read in READINGS:
+            assert not parsed(read(done), protocol), (protocol, text, done)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(TEXTS)
+def test_neutralising_is_idempotent(text: str) -> None:
+    for protocol in PROTOCOLS:
+        once = neutralise(text, protocol)
+        twice = neutralise(once.text, protocol)
+        assert twice.text == once.text and twice.total == 0, (protocol, text, once.text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXTS)
+def test_unrecognised_text_is_returned_unchanged(text: str) -> None:
+    for protocol in PROTOCOLS:
+        done = neutralise(text, protocol)
+        assert (done.text == text) == (done.total == 0)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXTS)
+def test_canonical_offsets_map_back_to_the_original(text: str) -> None:
+    canon = canonical(text)
+    for i in range(len(canon.text)):
+        lo, hi = canon.origin(i)
+        assert 0 <= lo < hi <= len(text)
+        assert canon.text[i] in canonical(text[lo:hi]).text
