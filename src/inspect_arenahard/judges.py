@@ -16,6 +16,8 @@ Score contract (read by :mod:`inspect_arenahard.logs`; keep it small):
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
   ``reference`` — the spans :mod:`inspect_arenahard.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
+* A sample that adaptive judging skipped (:mod:`inspect_arenahard.adaptive`) is unscored, with
+  no games and ``metadata`` ``skipped`` (the reason), ``model`` and ``category``.
 
 With ``committee_rounds`` set, each game is decided by a committee discussion instead
 (:mod:`inspect_arenahard.committee`): ``games`` holds the committee's majority label per game
@@ -31,6 +33,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
+from inspect_arenahard.adaptive import judged, skipped_score
 from inspect_arenahard.committee import committee_games
 from inspect_arenahard.integrity import neutralise_all
 from inspect_arenahard.judging import (
@@ -72,6 +75,7 @@ def pairwise_judge(
     cache: bool | CachePolicy = True,
     token_encoding: str = VersionConfig.token_encoding,
     committee_rounds: int | None = None,
+    batch: bool = False,
 ) -> Scorer:
     """Arena-Hard pairwise judging against the baseline, in both orders, for every judge.
 
@@ -89,15 +93,22 @@ def pairwise_judge(
         committee_rounds: When set, the models bound to the ``committee`` role deliberate each
             game with this many discussion rounds (:mod:`inspect_arenahard.committee`) and
             the committee's majority label is the game's verdict (judge ``committee``).
+        batch: Send judge calls through the providers' batch APIs (Inspect's batch mode):
+            about half the price, results within hours rather than seconds.
     """
     settings = JudgeSettings(
-        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
+        config=GenerateConfig(
+            temperature=temperature, max_tokens=max_tokens, batch=True if batch else None
+        ),
         retries=retries,
         cache=cache,
     )
     by_category = template_by_category or {}
 
     async def score(state: TaskState, target: Target) -> Score:
+        skipped = skipped_score(state)  # adaptive judging: a prompt the run no longer needs
+        if skipped is not None:
+            return skipped
         baseline_answer = state.metadata.get(BASELINE_ANSWER)
         if baseline_answer is None:
             raise ValueError(
@@ -150,6 +161,7 @@ def pairwise_judge(
         }
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
         value = score_games(games, strong_weight)
+        judged(state, value)
         if value is None:
             return Score.unscored(
                 reason="no judge verdict parsed",

@@ -11,6 +11,7 @@ complete run; the others are reported, never silently merged.
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sa
 from orjson import loads as _loads  # ~3× faster than json on sample summaries
 from zstandard import ZstdError
 
+from inspect_arenahard.adaptive import METRIC as ANYTIME_METRIC
+from inspect_arenahard.adaptive import SKIPPED
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.records import SCORED_GAME_FIELDS, GameRecord, check_game
 from inspect_arenahard.storage import list_logs, local_mtime, open_archive
@@ -47,6 +50,10 @@ class Run:
     samples: int = 0
     games: int = 0
     failed_samples: int = 0
+    skipped_samples: int = 0
+    """Samples adaptive judging did not need (no model or judge call; not games, not failures)."""
+    adaptive: dict[str, Any] | None = None
+    """Adaptive judging's rule and outcome (:attr:`Header.adaptive`)."""
 
 
 @dataclass
@@ -69,6 +76,9 @@ class LogGames:
                     f"partial run {run.path} ({run.status}): {run.samples} samples scored, "
                     f"{run.failed_samples} failed or unscored samples contribute nothing"
                 )
+        for run in self.runs:
+            if run.adaptive is not None:
+                lines.append(adaptive_note(run))
         for old, kept in self.superseded:
             lines.append(
                 f"superseded: {old.path} ({old.model}, {old.created}) replaced by newer {kept.path}"
@@ -104,6 +114,10 @@ class Header:
     version: str | None = None
     """Arena-Hard version the run scored (task metadata ``arenahard_version``); it picks the
     official scoring rules."""
+    adaptive: dict[str, Any] | None = None
+    """Adaptive judging (:mod:`inspect_arenahard.adaptive`): the rule (task metadata
+    ``adaptive``) and the ``anytime_interval`` metrics (``judged``, ``stopped_at``, ``lower``,
+    ``upper``)."""
 
     @property
     def run_key(self) -> str:
@@ -150,6 +164,43 @@ def read_header(path: str) -> Header:
         modified=local_mtime(path),
         version=(spec.get("metadata") or {}).get("arenahard_version")
         or (spec.get("task_args") or {}).get("version"),
+        adaptive=_adaptive(spec, scores),
+    )
+
+
+def _adaptive(spec: dict[str, Any], scores: list[dict[str, Any]]) -> dict[str, Any] | None:
+    rule = (spec.get("metadata") or {}).get("adaptive")
+    if not isinstance(rule, dict):
+        return None
+    outcome = {
+        m["name"]: m.get("value")
+        for s in scores
+        for m in (s.get("metrics") or {}).values()
+        if isinstance(m, dict) and m.get("group") == ANYTIME_METRIC
+    }
+    return {**rule, **outcome}
+
+
+def adaptive_note(run: Run) -> str:
+    """How an adaptive run ended: the rule, prompts judged and skipped, its anytime-valid
+    interval (the one to quote for it: fixed-sample intervals do not cover under stopping)."""
+    info = run.adaptive or {}
+    stopped = info.get("stopped_at")
+    fired = isinstance(stopped, (int, float)) and not math.isnan(stopped)
+    rule = ", ".join(
+        f"{k}={v}" for k, v in info.items() if k in ("stop_at_ci", "versus", "max_prompts") and v
+    )
+    level = round(100 * (1 - float(info.get("alpha", 0.05))))
+    interval = (
+        f"[{info['lower']:.1f}, {info['upper']:.1f}]"
+        if "lower" in info and "upper" in info
+        else "n/a"
+    )
+    return (
+        f"adaptive run {run.path} ({run.model}; {rule or 'no rule'}): "
+        + (f"stopped after {stopped:.0f} judged prompts" if fired else "ran to its end")
+        + f", {run.samples} judged samples, {run.skipped_samples} skipped; anytime-valid {level}% "
+        f"interval of its mean points vs the baseline {interval}"
     )
 
 
@@ -201,6 +252,7 @@ def _run(path: str, header: Header) -> Run:
         model=header.model,
         status=header.status,
         created=header.created,
+        adaptive=header.adaptive,
     )
 
 
@@ -222,6 +274,9 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
                 run.failed_samples += 1
                 continue
             metadata = score["metadata"]
+            if metadata.get(SKIPPED):
+                run.skipped_samples += 1
+                continue
             if any(
                 isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
                 for k in ("games", "style")
