@@ -58,7 +58,9 @@ def one_run(concurrency: int, seed: int, limit: int, log_dir: str) -> tuple[int,
     model = slow_model(f"worse-{concurrency}-{seed}", lambda m: f"{MARK} answer", model_calls, seed)
     judge_model = slow_model(f"judge-{concurrency}-{seed}", judge, judge_calls, seed + 1)
     [log] = eval(
-        arenahard(data_dir=str(DATA), stop_when="decided", versus="ref:50", prompt_seed=seed),
+        arenahard(
+            data_dir=str(DATA), stop_when="decided", versus="ref:50", prompt_seed=seed, cache=False
+        ),
         model=model,
         model_roles={"judge": judge_model},
         limit=limit,

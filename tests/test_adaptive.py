@@ -222,3 +222,12 @@ def test_bad_stopping_arguments_are_one_clear_error(args: dict[str, object], mes
 def test_versus_names_may_contain_colons() -> None:
     task = arenahard(data_dir=str(V01), stop_when="decided", versus="openai/gpt-4o:2024:61.5,b:40")
     assert task.metadata["adaptive"]["versus"] == {"openai/gpt-4o:2024": 61.5, "b": 40.0}
+
+
+def test_versus_as_inspect_parses_it_from_the_command_line() -> None:
+    from inspect_ai._util.config import parse_cli_args
+
+    args = parse_cli_args(["stop_when=decided", "versus=gpt-4o:61.2,o3-mini:50", "stop_at_ci=2.5"])
+    task = arenahard(data_dir=str(V01), **args)
+    assert task.metadata["adaptive"]["versus"] == {"gpt-4o": 61.2, "o3-mini": 50.0}
+    assert task.metadata["adaptive"]["stop_at_ci"] == 2.5

@@ -92,9 +92,11 @@ class StoppingRule:
         }
 
 
-def parse_versus(text: str | Mapping[str, Any]) -> dict[str, float]:
+def parse_versus(text: str | Sequence[str] | Mapping[str, Any]) -> dict[str, float]:
     """``name:score,name:score`` (scores in points, 0–100) as a mapping; a model name may contain
-    ``:`` (the score follows the last one)."""
+    ``:`` (the score follows the last one). ``-T`` hands Inspect's comma-split list."""
+    if isinstance(text, (list, tuple)) and all(isinstance(t, str) for t in text):
+        text = ",".join(text)
     if isinstance(text, Mapping):
         pairs = [(str(k), v) for k, v in text.items()]
     elif isinstance(text, str):
@@ -123,7 +125,7 @@ def parse_versus(text: str | Mapping[str, Any]) -> dict[str, float]:
 def stopping_rule(
     stop_at_ci: float | None,
     stop_when: str | None,
-    versus: str | Mapping[str, Any] | None,
+    versus: str | Sequence[str] | Mapping[str, Any] | None,
     max_prompts: int | None,
     alpha: float,
     seed: int,
@@ -218,8 +220,11 @@ class Controller:
 
     def finished(self, visit: int, points: float | None) -> None:
         """Record a finished sample (``points`` None: unscored or failed) and apply the rule to
-        every newly contiguous prefix."""
+        every newly contiguous prefix. A visit is recorded once: a sample whose solver failed
+        and was then scored anyway (a limit) keeps its first record."""
         with self._lock:
+            if visit < self.next or visit in self.pending:
+                return
             self.pending[visit] = points
             while self.next in self.pending:
                 self.evidence.add(self.pending.pop(self.next))

@@ -212,7 +212,7 @@ def arenahard(
     committee_rounds: int = 1,
     stop_at_ci: float | None = None,
     stop_when: str | None = None,
-    versus: str | None = None,
+    versus: str | list[str] | None = None,
     max_prompts: int | None = None,
     stop_alpha: float = 0.05,
     prompt_seed: int = 0,
