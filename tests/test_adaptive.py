@@ -231,3 +231,16 @@ def test_versus_as_inspect_parses_it_from_the_command_line() -> None:
     task = arenahard(data_dir=str(V01), **args)
     assert task.metadata["adaptive"]["versus"] == {"gpt-4o": 61.2, "o3-mini": 50.0}
     assert task.metadata["adaptive"]["stop_at_ci"] == 2.5
+
+
+def test_judge_batch_sends_judge_calls_and_only_them_through_batch_mode() -> None:
+    [log] = eval(
+        arenahard(data_dir=str(V01), judge_batch=True, cache=False),
+        model=scripted_model("batched", lambda m: f"{MARK} answer"),
+        model_roles={"judge": scripted_model("batched-judge", tie_judge)},
+        limit=2,
+        display="none",
+    )
+    assert log.status == "success", log.error
+    calls = [(e.role, e.config.batch) for s in log.samples or [] for e in s.events if e.event == "model"]  # fmt: skip
+    assert Counter(calls) == {(None, None): 2, ("judge", True): 4}
