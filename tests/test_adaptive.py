@@ -118,6 +118,8 @@ def test_a_close_model_runs_to_max_prompts() -> None:
     header = metrics(log)
     assert header["judged"] == 40 and header["stopped_at"] != header["stopped_at"]  # NaN
     assert header["lower"] < 50 < header["upper"]
+    [note] = [n for n in read_games([Path(log.location).parent]).notes() if "adaptive" in n]
+    assert "stopped at max_prompts, 40 judged samples, 20 skipped" in note
 
 
 def test_stratified_order_keeps_the_category_mix_in_every_prefix() -> None:

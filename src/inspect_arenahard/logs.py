@@ -198,7 +198,13 @@ def adaptive_note(run: Run) -> str:
     )
     return (
         f"adaptive run {run.path} ({run.model}; {rule or 'no rule'}): "
-        + (f"stopped after {stopped:.0f} judged prompts" if fired else "ran to its end")
+        + (
+            f"stopped after {stopped:.0f} judged prompts"
+            if fired
+            else "stopped at max_prompts"
+            if run.skipped_samples
+            else "ran to its end"
+        )
         + f", {run.samples} judged samples, {run.skipped_samples} skipped; anytime-valid {level}% "
         f"interval of its mean points vs the baseline {interval}"
     )
