@@ -317,10 +317,11 @@ class Replay:
     upper: float
 
     def metrics(self) -> dict[str, float]:
-        """The header metrics (interval in points; NaN ``stopped_at`` when the rule never fired)."""
+        """The header metrics (interval in points; ``stopped_at`` 0 when the rule never fired:
+        a NaN would make the header invalid JSON for strict readers)."""
         return {
             "judged": float(self.judged),
-            "stopped_at": math.nan if self.stopped_at is None else float(self.stopped_at),
+            "stopped_at": float(self.stopped_at or 0),
             "lower": round(self.lower * 100, 2),
             "upper": round(self.upper * 100, 2),
         }

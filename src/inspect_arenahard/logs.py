@@ -11,7 +11,6 @@ complete run; the others are reported, never silently merged.
 from __future__ import annotations
 
 import json
-import math
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -186,7 +185,7 @@ def adaptive_note(run: Run) -> str:
     interval (the one to quote for it: fixed-sample intervals do not cover under stopping)."""
     info = run.adaptive or {}
     stopped = info.get("stopped_at")
-    fired = isinstance(stopped, (int, float)) and not math.isnan(stopped)
+    fired = isinstance(stopped, (int, float)) and stopped > 0
     rule = ", ".join(
         f"{k}={v}" for k, v in info.items() if k in ("stop_at_ci", "versus", "max_prompts") and v
     )
