@@ -5,7 +5,8 @@ fixed-sample interval, looked at after every batch of prompts, is narrow or deci
 The real judgments in ../shared/data cover 65–130 prompts per model, too few for a full run, so
 runs are *shaped like the real ones*: for each real judged model, per-prompt points (both games
 pooled, strong verdicts weighing 3) are resampled from its real judgments up to 750 prompts (v2.0's
-size), ``--replays`` times; plus a synthetic sweep of true win-rates 10–90 (per-prompt points
+size), ``--replays`` times (``stop_at_ci`` with its bets tuned to the half-width, as the task
+does); plus a synthetic sweep of true win-rates 10–90 (per-prompt points
 Beta-distributed with the spread of real ones). The true score of a replay is the mean of the
 population it is drawn from.
 
@@ -68,14 +69,21 @@ def synthetic(mean: float, spread: float, rng: np.random.Generator) -> np.ndarra
     return rng.beta(mean * k, (1 - mean) * k, size=20000)
 
 
-def paths(population: np.ndarray, replays: int, rng: np.random.Generator, grid: int):  # type: ignore[no-untyped-def]
-    """Points, CS bounds and naive bounds after each prompt, for every replay (rows: prompts)."""
-    x = rng.choice(population, size=(PROMPTS, replays))
-    cs = BettingCS(ALPHA, grid=grid, shape=(replays,))
+def cs_bounds(x: np.ndarray, grid: int, target: float | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The betting CS after each prompt of every replay (bets tuned to ``target`` when given)."""
+    cs = BettingCS(ALPHA, grid=grid, shape=(x.shape[1],), target=target)
     lower, upper = np.empty_like(x), np.empty_like(x)
     for t in range(PROMPTS):
         cs.update(x[t])
         lower[t], upper[t] = cs.lower, cs.upper
+    return lower, upper
+
+
+def paths(population: np.ndarray, replays: int, rng: np.random.Generator, grid: int):  # type: ignore[no-untyped-def]
+    """Points, CS bounds (untuned bets, as ``stop_when=decided`` uses) and naive bounds after
+    each prompt, for every replay (rows: prompts)."""
+    x = rng.choice(population, size=(PROMPTS, replays))
+    lower, upper = cs_bounds(x, grid)
     n = np.arange(1, PROMPTS + 1)[:, None]
     mean = np.cumsum(x, axis=0) / n
     var = np.maximum(np.cumsum(x**2, axis=0) / n - mean**2, 0) * n / np.maximum(n - 1, 1)
@@ -92,7 +100,7 @@ def first_stop(stop: np.ndarray, looks: np.ndarray) -> np.ndarray:
 
 def evaluate(name: str, population: np.ndarray, args: argparse.Namespace, rng: np.random.Generator) -> list[str]:  # fmt: skip
     mu, sd = float(population.mean()), float(population.std())
-    _, (lo, hi), (nlo, nhi) = paths(population, args.replays, rng, args.grid)
+    x, (lo, hi), (nlo, nhi) = paths(population, args.replays, rng, args.grid)
     every = np.ones(PROMPTS, bool)
     batched = np.zeros(PROMPTS, bool)
     batched[9 :: args.batch] = True
@@ -115,7 +123,8 @@ def evaluate(name: str, population: np.ndarray, args: argparse.Namespace, rng: n
                 )
     for h in (2.5, 5.0, 8.0):
         oracle = (Z * sd * 100 / h) ** 2
-        for rule, (a, b), looks in (("ours", (lo, hi), every), ("naive", (nlo, nhi), batched)):
+        tuned = cs_bounds(x, args.grid, target=h / 100)  # stop_at_ci tunes its bets to h
+        for rule, (a, b), looks in (("ours", tuned, every), ("naive", (nlo, nhi), batched)):
             used = first_stop((b - a) * 50 <= h, looks)
             at = used - 1
             covered = (a[at, idx] <= mu) & (mu <= b[at, idx])

@@ -181,7 +181,9 @@ class Evidence:
 
     def __init__(self, rule: StoppingRule):
         self.rule = rule
-        self.cs = BettingCS(rule.alpha)
+        # stop_at_ci tunes the bets to reach its half-width soonest (still anytime-valid)
+        target = None if rule.stop_at_ci is None else rule.stop_at_ci / 100
+        self.cs = BettingCS(rule.alpha, target=target)
         self.judged = 0
         self.unscored = 0
         self.stopped: str | None = None

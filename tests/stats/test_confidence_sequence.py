@@ -24,16 +24,22 @@ LOSING = [0.35, 0.1, 0.2, 0.15, 0.1, 0.05, 0.05]
 EVEN = [0.15, 0.1, 0.15, 0.2, 0.15, 0.1, 0.15]
 
 
-def brute_log_capital(x: list[float], m: float, alpha: float, cap: float = 0.5) -> float:
+def brute_log_capital(
+    x: list[float], m: float, alpha: float, cap: float = 0.5, target: float | None = None
+) -> float:
     """log(½K⁺ + ½K⁻) at ``m``, one observation at a time in plain Python, from the paper's
     definitions: μ̂_t = (½ + Σ_{i≤t} x_i)/(t+1), σ̂²_t = (¼ + Σ_{i≤t} (x_i − μ̂_i)²)/(t+1),
-    λ_t = sqrt(2 log(2/α) / (σ̂²_{t−1} t log(1+t))), bets capped at c/m and c/(1−m)."""
+    λ_t = sqrt(2 log(2/α) / (σ̂²_{t−1} t log(1+t))) (or target/σ̂²_{t−1}), bets capped at c/m
+    and c/(1−m)."""
     up = down = 1.0
     total = 0.0
     squares = 0.0
     var_before = 0.25
     for t, xt in enumerate(x, start=1):
-        lam = math.sqrt(2 * math.log(2 / alpha) / (var_before * t * math.log(1 + t)))
+        if target is None:
+            lam = math.sqrt(2 * math.log(2 / alpha) / (var_before * t * math.log(1 + t)))
+        else:
+            lam = target / var_before
         up *= 1 + min(lam, cap / m) * (xt - m)
         down *= 1 - min(lam, cap / (1 - m)) * (xt - m)
         total += xt
@@ -43,15 +49,17 @@ def brute_log_capital(x: list[float], m: float, alpha: float, cap: float = 0.5) 
     return math.log(0.5 * up + 0.5 * down)
 
 
-def test_capital_matches_a_brute_force_loop() -> None:
+@pytest.mark.parametrize("target", [None, 0.05])
+def test_capital_matches_a_brute_force_loop(target: float | None) -> None:
     rng = np.random.default_rng(7)
     x = points(rng, EVEN, (150,))
-    cs = BettingCS(ALPHA, grid=50)
+    cs = BettingCS(ALPHA, grid=50, target=target)
     for value in x:
         cs.update(value)
     for j in (0, 7, 20, 25, 33, 49):
         m = float(cs.m[j])
-        assert cs.log_capital[j] == pytest.approx(brute_log_capital(list(x), m, ALPHA), rel=1e-9)
+        brute = brute_log_capital(list(x), m, ALPHA, target=target)
+        assert cs.log_capital[j] == pytest.approx(brute, rel=1e-9)
 
 
 def test_interval_is_the_set_of_unrejected_means_widened_by_one_grid_step() -> None:
@@ -107,13 +115,14 @@ def test_betting_is_narrower_than_empirical_bernstein_on_average() -> None:
     assert widths[:, 0].mean() < widths[:, 1].mean()
 
 
-def simulate(probs: list[float], sequences: int, horizon: int, half: float, seed: int):  # type: ignore[no-untyped-def]
-    """Run ``sequences`` CSs side by side; stop each at the first t its half-width is ≤ ``half``
-    (else at ``horizon``). Returns (miss at the stopping time, ever missed, naive miss)."""
+def simulate(probs: list[float], sequences: int, horizon: int, half: float, seed: int, tuned: bool = False):  # type: ignore[no-untyped-def]  # fmt: skip
+    """Run ``sequences`` CSs side by side (bets tuned to ``half`` when ``tuned``); stop each at
+    the first t its half-width is ≤ ``half`` (else at ``horizon``). Returns (miss at the stopping
+    time, ever missed, naive miss)."""
     rng = np.random.default_rng(seed)
     mu = float(VALUES @ np.array(probs))
     x = points(rng, probs, (horizon, sequences))
-    cs = BettingCS(ALPHA, grid=200, shape=(sequences,))
+    cs = BettingCS(ALPHA, grid=200, shape=(sequences,), target=half if tuned else None)
     stopped = np.zeros(sequences, bool)
     miss_at_stop = np.zeros(sequences, bool)
     naive_stopped = np.zeros(sequences, bool)
@@ -134,10 +143,11 @@ def simulate(probs: list[float], sequences: int, horizon: int, half: float, seed
     return miss_at_stop.mean(), ever_missed.mean(), naive_miss.mean()
 
 
+@pytest.mark.parametrize("tuned", [False, True], ids=["plug-in", "tuned"])
 @pytest.mark.parametrize("probs", [LOSING, EVEN], ids=["losing", "even"])
-def test_coverage_under_optional_stopping(probs: list[float]) -> None:
+def test_coverage_under_optional_stopping(probs: list[float], tuned: bool) -> None:
     sequences = 2000
-    miss, ever, naive = simulate(probs, sequences, horizon=400, half=0.08, seed=2023)
+    miss, ever, naive = simulate(probs, sequences, horizon=400, half=0.08, seed=2023, tuned=tuned)
     mc = 3 * math.sqrt(ALPHA * (1 - ALPHA) / sequences)
     assert miss <= ever  # a miss at the stopping time is a miss at some time
     assert ever <= ALPHA + mc  # time-uniform coverage
