@@ -358,3 +358,46 @@ def anytime_interval(**rule: Any) -> Metric:
         return replay(stopping, points).metrics()
 
     return compute
+
+
+def header_adaptive(spec: Mapping[str, Any], scores: Sequence[Any]) -> dict[str, Any] | None:
+    """From a log header read as JSON (``eval`` and ``results.scores``): the rule and the
+    ``anytime_interval`` metrics, or None for a run without adaptive judging."""
+    rule = (spec.get("metadata") or {}).get("adaptive")
+    if not isinstance(rule, dict):
+        return None
+    outcome = {
+        m["name"]: m.get("value")
+        for s in scores
+        for m in (s.get("metrics") or {}).values()
+        if isinstance(m, dict) and m.get("group") == METRIC
+    }
+    return {**rule, **outcome}
+
+
+def run_note(path: str, model: str, judged: int, skipped: int, info: Mapping[str, Any]) -> str:
+    """How an adaptive run ended: the rule, samples judged and skipped, its anytime-valid
+    interval (the one to quote for it: fixed-sample intervals do not cover under stopping)."""
+    stopped = info.get("stopped_at")
+    fired = isinstance(stopped, (int, float)) and stopped > 0
+    rule = ", ".join(
+        f"{k}={v}" for k, v in info.items() if k in ("stop_at_ci", "versus", "max_prompts") and v
+    )
+    level = round(100 * (1 - float(info.get("alpha", 0.05))))
+    interval = (
+        f"[{info['lower']:.1f}, {info['upper']:.1f}]"
+        if "lower" in info and "upper" in info
+        else "n/a"
+    )
+    ending = (
+        f"stopped after {stopped:.0f} judged prompts"
+        if fired
+        else "stopped at max_prompts"
+        if skipped
+        else "ran to its end"
+    )
+    return (
+        f"adaptive run {path} ({model}; {rule or 'no rule'}): {ending}, {judged} judged samples, "
+        f"{skipped} skipped; anytime-valid {level}% interval of its mean points vs the baseline "
+        f"{interval}"
+    )

@@ -22,8 +22,7 @@ from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sa
 from orjson import loads as _loads  # ~3× faster than json on sample summaries
 from zstandard import ZstdError
 
-from inspect_arenahard.adaptive import METRIC as ANYTIME_METRIC
-from inspect_arenahard.adaptive import SKIPPED
+from inspect_arenahard.adaptive import SKIPPED, header_adaptive, run_note
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.records import SCORED_GAME_FIELDS, GameRecord, check_game
 from inspect_arenahard.storage import list_logs, local_mtime, open_archive
@@ -77,7 +76,9 @@ class LogGames:
                 )
         for run in self.runs:
             if run.adaptive is not None:
-                lines.append(adaptive_note(run))
+                lines.append(
+                    run_note(run.path, run.model, run.samples, run.skipped_samples, run.adaptive)
+                )
         for old, kept in self.superseded:
             lines.append(
                 f"superseded: {old.path} ({old.model}, {old.created}) replaced by newer {kept.path}"
@@ -163,49 +164,7 @@ def read_header(path: str) -> Header:
         modified=local_mtime(path),
         version=(spec.get("metadata") or {}).get("arenahard_version")
         or (spec.get("task_args") or {}).get("version"),
-        adaptive=_adaptive(spec, scores),
-    )
-
-
-def _adaptive(spec: dict[str, Any], scores: list[dict[str, Any]]) -> dict[str, Any] | None:
-    rule = (spec.get("metadata") or {}).get("adaptive")
-    if not isinstance(rule, dict):
-        return None
-    outcome = {
-        m["name"]: m.get("value")
-        for s in scores
-        for m in (s.get("metrics") or {}).values()
-        if isinstance(m, dict) and m.get("group") == ANYTIME_METRIC
-    }
-    return {**rule, **outcome}
-
-
-def adaptive_note(run: Run) -> str:
-    """How an adaptive run ended: the rule, prompts judged and skipped, its anytime-valid
-    interval (the one to quote for it: fixed-sample intervals do not cover under stopping)."""
-    info = run.adaptive or {}
-    stopped = info.get("stopped_at")
-    fired = isinstance(stopped, (int, float)) and stopped > 0
-    rule = ", ".join(
-        f"{k}={v}" for k, v in info.items() if k in ("stop_at_ci", "versus", "max_prompts") and v
-    )
-    level = round(100 * (1 - float(info.get("alpha", 0.05))))
-    interval = (
-        f"[{info['lower']:.1f}, {info['upper']:.1f}]"
-        if "lower" in info and "upper" in info
-        else "n/a"
-    )
-    return (
-        f"adaptive run {run.path} ({run.model}; {rule or 'no rule'}): "
-        + (
-            f"stopped after {stopped:.0f} judged prompts"
-            if fired
-            else "stopped at max_prompts"
-            if run.skipped_samples
-            else "ran to its end"
-        )
-        + f", {run.samples} judged samples, {run.skipped_samples} skipped; anytime-valid {level}% "
-        f"interval of its mean points vs the baseline {interval}"
+        adaptive=header_adaptive(spec, scores),
     )
 
 
