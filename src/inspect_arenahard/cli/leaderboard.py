@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
@@ -36,6 +36,9 @@ from inspect_arenahard.stats.combined import combine, prompts_per_category
 from inspect_arenahard.stats.game_record import GameRecord
 from inspect_arenahard.stats.leaderboard import CI_METHODS, leaderboards
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
+
+if TYPE_CHECKING:
+    from inspect_arenahard.logs.reader import Run
 
 EXAMPLES = """examples:
   arenahard leaderboard logs/
@@ -99,7 +102,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    battles = _load(args).where(judges=args.judge, category=args.category)
+    runs: list[Run] = []
+    battles = _load(args, runs).where(judges=args.judge, category=args.category)
     tables = leaderboards(battles, args.baseline, ci_method=args.ci_method, **ranking_options(args))
     per_category = [t for t in tables if t.category is not None]
     left_out: list[str] = []
@@ -111,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     columns, extra, costs = _model_columns(
         args, {row.model for table in tables for row in table.rows}
     )
+    _anytime_columns(runs, columns, extra)
     print(format_tables(tables, columns))
     if left_out:
         print(
@@ -147,6 +152,32 @@ def _model_columns(
     return columns, extra, costs
 
 
+def _anytime_columns(
+    runs: list[Run], columns: dict[str, dict[str, str]], extra: dict[str, dict[str, Any]]
+) -> None:
+    """For a model ranked from one adaptive run: its anytime-valid interval (the one that covers
+    under the run's stopping; the table's fixed-sample interval does not) and its skipped count."""
+    by_model: dict[str, list[Run]] = {}
+    for r in runs:
+        by_model.setdefault(r.model, []).append(r)
+    cells = {}
+    for model, [*model_runs] in by_model.items():
+        info = model_runs[0].adaptive
+        if len(model_runs) != 1 or info is None or "lower" not in info:
+            continue
+        skipped = model_runs[0].skipped_samples
+        cells[model] = f"[{info['lower']:.1f}, {info['upper']:.1f}] ({skipped} skipped)"
+        extra.setdefault(model, {}).update(
+            anytime_lower=info["lower"],
+            anytime_upper=info["upper"],
+            adaptive_judged=info.get("judged"),
+            adaptive_skipped=skipped,
+            adaptive_stopped_at=info.get("stopped_at"),
+        )
+    if cells:
+        columns["anytime-valid CI"] = cells
+
+
 def _audit_flags(args: argparse.Namespace) -> dict[str, list[str]] | None:
     """``arenahard audit`` flags per model for the ``flags`` column (logs only; lazy import)."""
     if not args.logs or args.no_audit:
@@ -165,7 +196,7 @@ def _costs(args: argparse.Namespace) -> CostReport | None:
     return log_costs(args.logs, read_prices(args.prices) if args.prices else None)
 
 
-def _load(args: argparse.Namespace) -> Battles:
+def _load(args: argparse.Namespace, runs: list[Run] | None = None) -> Battles:
     if bool(args.logs) == bool(args.battles):
         raise UserError("give LOG paths or --battles FILE (one of the two)")
     if args.battles:
@@ -174,16 +205,19 @@ def _load(args: argparse.Namespace) -> Battles:
                 "--strong-weight applies to judge logs; battle files already repeat strong verdicts"
             )
         return read_battles_jsonl(args.battles)
-    games = read_log_games(args.logs)
+    games = read_log_games(args.logs, runs)
     return from_games(games, STRONG_WEIGHT if args.strong_weight is None else args.strong_weight)
 
 
-def read_log_games(paths: list[str]) -> list[GameRecord]:
+def read_log_games(paths: list[str], runs: list[Run] | None = None) -> list[GameRecord]:
     """Game records; partial, superseded, ignored and damaged logs are listed on stderr, and
-    finding no games at all is an error that says why (lazy import: Inspect is heavy)."""
+    finding no games at all is an error that says why (lazy import: Inspect is heavy). ``runs``
+    receives the runs read."""
     from inspect_arenahard.logs.reader import no_games_error, read_games
 
     result = read_games(paths)
+    if runs is not None:
+        runs += result.runs
     for note in result.notes():
         print(note, file=sys.stderr)
     if not result.games:

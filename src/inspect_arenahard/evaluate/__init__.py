@@ -4,6 +4,7 @@ protocols they share (verdict parsing, answer neutralisation, committees), the p
 
 # Public names: the modules (the package itself defines none of its own).
 __all__ = [
+    "adaptive",
     "committee",
     "dataset",
     "integrity",

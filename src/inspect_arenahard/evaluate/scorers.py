@@ -16,6 +16,8 @@ Score contract (read by :mod:`inspect_arenahard.logs.reader`; keep it small):
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
   ``reference`` — the spans :mod:`inspect_arenahard.evaluate.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
+* A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored, with
+  no games and ``metadata`` ``skipped`` (the reason), ``model`` and ``category``.
 
 With ``committee_rounds`` set, each game is decided by a committee discussion instead
 (:mod:`inspect_arenahard.evaluate.committee`): ``games`` holds the committee's majority label per game
@@ -32,6 +34,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
+from inspect_arenahard.evaluate.adaptive import judged, skipped_score
 from inspect_arenahard.evaluate.committee import committee_games
 from inspect_arenahard.evaluate.integrity import neutralise_all
 from inspect_arenahard.evaluate.judging import (
@@ -74,6 +77,7 @@ def pairwise_judge(
     token_encoding: str = VersionConfig.token_encoding,
     committee_rounds: int | None = None,
     neutralise_answers: bool = True,
+    batch: bool = False,
 ) -> Scorer:
     """Arena-Hard pairwise judging against the baseline, in both orders, for every judge.
 
@@ -93,15 +97,22 @@ def pairwise_judge(
             the committee's majority label is the game's verdict (judge ``committee``).
         neutralise_answers: False shows the texts to the judge as written: only for
             ``arenahard_probes``' ``-raw`` probes, which measure what neutralising saves.
+        batch: Send judge calls through the providers' batch APIs (Inspect's batch mode):
+            about half the price, results within hours rather than seconds.
     """
     settings = JudgeSettings(
-        config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
+        config=GenerateConfig(
+            temperature=temperature, max_tokens=max_tokens, batch=True if batch else None
+        ),
         retries=retries,
         cache=cache,
     )
     by_category = template_by_category or {}
 
     async def score(state: TaskState, target: Target) -> Score:
+        skipped = skipped_score(state)  # adaptive judging: a prompt the run no longer needs
+        if skipped is not None:
+            return skipped
         baseline_answer = state.metadata.get(BASELINE_ANSWER)
         if baseline_answer is None:
             raise ValueError(
@@ -157,6 +168,7 @@ def pairwise_judge(
         }
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
         value = score_games(games, strong_weight)
+        judged(state, value)
         if value is None:
             return Score.unscored(
                 reason="no judge verdict parsed",

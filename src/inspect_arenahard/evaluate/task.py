@@ -27,6 +27,13 @@ from inspect_arenahard.errors import (
     did_you_mean,
     task_errors,
 )
+from inspect_arenahard.evaluate.adaptive import (
+    StoppingRule,
+    adaptive_answer,
+    anytime_interval,
+    stopping_rule,
+    stratified_order,
+)
 from inspect_arenahard.evaluate.committee import COMMITTEE, committee_agreement
 from inspect_arenahard.evaluate.dataset import (
     Question,
@@ -203,6 +210,13 @@ def arenahard(
     cache: bool = True,
     scorer: str = "pairwise",
     committee_rounds: int = 1,
+    stop_at_ci: float | None = None,
+    stop_when: str | None = None,
+    versus: str | list[str] | None = None,
+    max_prompts: int | None = None,
+    stop_alpha: float = 0.05,
+    prompt_seed: int = 0,
+    judge_batch: bool = False,
     **unknown: Any,
 ) -> Task:
     """Arena-Hard-Auto: pairwise LLM judging of a model against a baseline, both orders.
@@ -229,6 +243,14 @@ def arenahard(
         scorer: ``pairwise`` (the judges bound to ``judge``, independently) or ``committee``
             (the models bound to ``committee`` discuss each game; same score contract).
         committee_rounds: Discussion rounds of the committee after its independent verdicts.
+        stop_at_ci: Stop answering and judging once the anytime-valid interval of the win-rate
+            against the baseline has at most this half-width (points); see docs/adaptive.md.
+        stop_when: ``decided``: stop once that interval excludes every ``versus`` score.
+        versus: Reference scores to decide against, ``name:score,name:score`` (points).
+        max_prompts: Answer and judge at most this many prompts (in the stratified order).
+        stop_alpha: 1 − confidence of the anytime-valid interval (default 0.05).
+        prompt_seed: Seed of the stratified random order prompts are visited in.
+        judge_batch: Send judge calls through the providers' batch APIs (cheaper, slower).
         **unknown: Refused with a suggestion: Inspect would only warn about a misspelt ``-T``
             argument and run with the default.
     """
@@ -253,6 +275,7 @@ def arenahard(
     committee_rounds = check_number(
         "committee_rounds", committee_rounds, integer=True, minimum=0, maximum=10
     )
+    rule = stopping_rule(stop_at_ci, stop_when, versus, max_prompts, stop_alpha, prompt_seed)
     cfg = version_config(version)
     settings = judge_settings(
         cfg, judge, judge_max_tokens, judge_temperature, judge_retries, strong_weight, cache
@@ -288,15 +311,22 @@ def arenahard(
     _check_judges(
         scorer, judge or cfg.judge.model, "-T judge" if judge else f"the {version} default"
     )
+    if rule is not None:
+        samples = stratified_order(samples, rule.seed)
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-{version}"),
-        solver=answer_with_baseline(),
+        solver=answer_with_baseline() if rule is None else adaptive_answer(**rule.options()),
         scorer=pairwise_judge(
             **settings,
             committee_rounds=committee_rounds if scorer == "committee" else None,
+            batch=check_bool("judge_batch", judge_batch),
         ),
-        metrics=task_metrics(questions, committee=scorer == "committee"),
-        metadata={"arenahard_version": version, "method": cfg.method},
+        metrics=task_metrics(questions, committee=scorer == "committee", rule=rule),
+        metadata={
+            "arenahard_version": version,
+            "method": cfg.method,
+            **({} if rule is None else {"adaptive": rule.options()}),
+        },
     )
 
 
@@ -342,14 +372,17 @@ def judge_settings(
 
 
 def task_metrics(
-    questions: list[Question], committee: bool = False
+    questions: list[Question], committee: bool = False, rule: StoppingRule | None = None
 ) -> list[Metric | dict[str, list[Metric]]] | None:
     """The scorer's mean and stderr, plus the mean per category when there are several (so the
-    log header, and ``inspect view``, tell hard prompts and creative writing apart); None keeps
-    the scorer's own metrics."""
+    log header, and ``inspect view``, tell hard prompts and creative writing apart) and, for
+    adaptive judging, the anytime-valid interval and skipped count; None keeps the scorer's own
+    metrics."""
     metrics: list[Metric | dict[str, list[Metric]]] = [mean(), stderr()]
     if committee:
         metrics.append(committee_agreement())
+    if rule is not None:
+        metrics.append(anytime_interval(**rule.options()))
     if len({q.category for q in questions}) > 1:
         metrics.append(grouped(mean(), "category", all=False))
     return metrics if len(metrics) > 2 else None

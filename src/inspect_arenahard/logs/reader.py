@@ -23,6 +23,7 @@ from orjson import loads as _loads  # ~3× faster than json on sample summaries
 from zstandard import ZstdError
 
 from inspect_arenahard.errors import UserError
+from inspect_arenahard.evaluate.adaptive import SKIPPED, header_adaptive, run_note
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive
 from inspect_arenahard.stats.game_record import SCORED_GAME_FIELDS, GameRecord, check_game
 
@@ -47,6 +48,10 @@ class Run:
     samples: int = 0
     games: int = 0
     failed_samples: int = 0
+    skipped_samples: int = 0
+    """Samples adaptive judging did not need (no model or judge call; not games, not failures)."""
+    adaptive: dict[str, Any] | None = None
+    """Adaptive judging's rule and outcome (:attr:`Header.adaptive`)."""
 
 
 @dataclass
@@ -68,6 +73,11 @@ class LogGames:
                 lines.append(
                     f"partial run {run.path} ({run.status}): {run.samples} samples scored, "
                     f"{run.failed_samples} failed or unscored samples contribute nothing"
+                )
+        for run in self.runs:
+            if run.adaptive is not None:
+                lines.append(
+                    run_note(run.path, run.model, run.samples, run.skipped_samples, run.adaptive)
                 )
         for old, kept in self.superseded:
             lines.append(
@@ -104,6 +114,10 @@ class Header:
     version: str | None = None
     """Arena-Hard version the run scored (task metadata ``arenahard_version``); it picks the
     official scoring rules."""
+    adaptive: dict[str, Any] | None = None
+    """Adaptive judging (:mod:`inspect_arenahard.evaluate.adaptive`): the rule (task metadata
+    ``adaptive``) and the ``anytime_interval`` metrics (``judged``, ``stopped_at``, ``lower``,
+    ``upper``)."""
 
     @property
     def run_key(self) -> str:
@@ -150,6 +164,7 @@ def read_header(path: str) -> Header:
         modified=local_mtime(path),
         version=(spec.get("metadata") or {}).get("arenahard_version")
         or (spec.get("task_args") or {}).get("version"),
+        adaptive=header_adaptive(spec, scores),
     )
 
 
@@ -201,6 +216,7 @@ def _run(path: str, header: Header) -> Run:
         model=header.model,
         status=header.status,
         created=header.created,
+        adaptive=header.adaptive,
     )
 
 
@@ -222,6 +238,9 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
                 run.failed_samples += 1
                 continue
             metadata = score["metadata"]
+            if metadata.get(SKIPPED):
+                run.skipped_samples += 1
+                continue
             if any(
                 isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
                 for k in ("games", "style")

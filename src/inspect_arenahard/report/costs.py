@@ -113,10 +113,33 @@ class RunCost:
     path: str
     model: str
     roles: dict[str, dict[str, Usage]] = field(default_factory=dict)
+    judged_samples: int = 0
+    """Samples answered and judged (adaptive runs only; 0 otherwise)."""
+    skipped_samples: int = 0
+    """Samples adaptive judging did not need (:mod:`inspect_arenahard.evaluate.adaptive`)."""
 
     def by_role(self) -> dict[str, Usage]:
         """Usage per role, summed over the models that served it."""
         return {role: _sum(models.values()) for role, models in self.roles.items()}
+
+    def saved(self) -> dict[str, Usage]:
+        """What the skipped samples would have cost, per role: the mean usage of a judged sample
+        (live and cached calls alike, as a fresh run pays for both) times the skipped count.
+        An estimate: skipped prompts are a random draw of the same benchmark."""
+        if not self.skipped_samples or not self.judged_samples:
+            return {}
+        scale = self.skipped_samples / self.judged_samples
+        out = {}
+        for role, usage in self.by_role().items():
+            calls = usage.calls + usage.cached_calls
+            out[role] = Usage(
+                calls=round(calls * scale),
+                input_tokens=round((usage.input_tokens + usage.cached_input_tokens) * scale),
+                output_tokens=round((usage.output_tokens + usage.cached_output_tokens) * scale),
+                cost=usage.cost / max(usage.calls, 1) * calls * scale,
+                unpriced_calls=round(usage.unpriced_calls / max(usage.calls, 1) * calls * scale),
+            )
+        return out
 
 
 @dataclass
@@ -159,10 +182,27 @@ class CostReport:
         """All roles' usage in the runs of one model under test."""
         return _sum(self.per_model().get(model, {}).values())
 
+    def saved_by_role(self, model: str | None = None) -> dict[str, Usage]:
+        """Estimated usage adaptive judging did not spend (:meth:`RunCost.saved`), per role, over
+        the runs kept (of one model under test, or all)."""
+        out: dict[str, Usage] = defaultdict(Usage)
+        for run in self.runs:
+            if model is None or run.model == model:
+                for role, usage in run.saved().items():
+                    out[role] += usage
+        return dict(out)
+
     def record(self, model: str) -> dict[str, Any]:
-        """Flat columns for a leaderboard record (JSON/CSV): totals, then per role."""
+        """Flat columns for a leaderboard record (JSON/CSV): totals, then per role, then (adaptive
+        runs) the estimated ``saved_cost`` and ``saved_judge_calls``."""
         roles = self.per_model().get(model, {})
-        return usage_columns(_sum(roles.values()), roles)
+        columns = usage_columns(_sum(roles.values()), roles)
+        saved = self.saved_by_role(model)
+        if saved:
+            total = _sum(saved.values())
+            columns["saved_cost"] = None if total.known_cost is None else round(total.cost, 6)
+            columns["saved_judge_calls"] = saved.get("judge", Usage()).calls
+        return columns
 
     def summary(self) -> dict[str, Any]:
         """Everything, as JSON-ready dicts."""
@@ -180,6 +220,10 @@ class CostReport:
             "superseded_runs": {
                 "runs": len(self.superseded),
                 **_usage_dict(_sum(self.by_role(self.superseded).values())),
+            },
+            "saved_by_stopping": {
+                "skipped_samples": sum(run.skipped_samples for run in self.runs),
+                "by_role": {r: _usage_dict(u) for r, u in sorted(self.saved_by_role().items())},
             },
         }
 
@@ -261,6 +305,16 @@ def format_costs(report: CostReport) -> str:
         unpriced = sorted({m for (_, m), u in report.by_served_model().items() if u.unpriced_calls})
         lines.append(
             f"{total.unpriced_calls} calls have no recorded cost and no price ({', '.join(unpriced)}); pass --prices FILE"
+        )
+    saved = report.saved_by_role()
+    if saved:
+        total_saved = _sum(saved.values())
+        skipped = sum(run.skipped_samples for run in report.runs)
+        judge_calls = saved.get("judge", Usage()).calls
+        lines.append(
+            f"adaptive judging skipped {skipped} samples: about {judge_calls} judge calls and "
+            f"{total_saved.calls} calls in all not spent, {format_cost(total_saved)} saved "
+            "(the judged samples' mean usage per sample, times the skipped ones)"
         )
     if report.superseded:
         old = _sum(report.by_role(report.superseded).values())
@@ -344,6 +398,21 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
                 yield json.loads(event.model_dump_json(exclude_none=True))
 
 
+def sample_counts(path: str) -> tuple[int, int]:
+    """(samples answered and judged, samples adaptive judging skipped) of one log."""
+    from inspect_arenahard.evaluate.adaptive import SKIPPED
+    from inspect_arenahard.logs.reader import GAME_SCORERS, find_score, raw_summaries
+
+    judged = skipped = 0
+    for summary in raw_summaries(path):
+        score = find_score(summary.get("scores"), *GAME_SCORERS) or {}
+        if (score.get("metadata") or {}).get(SKIPPED):
+            skipped += 1
+        elif not summary.get("error"):
+            judged += 1
+    return judged, skipped
+
+
 def log_costs(
     paths: Sequence[str | Path], prices: Mapping[str, tuple[float, float]] | None = None
 ) -> CostReport:
@@ -355,5 +424,8 @@ def log_costs(
     selected, result = select_runs(paths)
     report = CostReport()
     report.runs = [run_cost(path, header.model, table) for path, header in selected]
+    for run, (path, header) in zip(report.runs, selected):
+        if header.adaptive is not None:
+            run.judged_samples, run.skipped_samples = sample_counts(path)
     report.superseded = [run_cost(old.path, old.model, table) for old, _ in result.superseded]
     return report

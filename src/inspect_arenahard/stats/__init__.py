@@ -8,6 +8,7 @@ __all__ = [
     "bootstrap",
     "bt",
     "combined",
+    "confidence_sequence",
     "game_record",
     "judge_analytics",
     "judge_bias",
