@@ -347,13 +347,13 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
 def log_costs(
     paths: Sequence[str | Path], prices: Mapping[str, tuple[float, float]] | None = None
 ) -> CostReport:
-    """Usage of the judge runs under ``paths`` that a leaderboard uses (newest complete per key),
-    and of the re-runs it set aside."""
-    from inspect_arenahard.logs import select_runs
+    """Usage of the judge runs under ``paths`` that a leaderboard uses (those with at least one
+    game no newer run re-judged), and of the re-runs it set aside entirely."""
+    from inspect_arenahard.logs import read_games
 
     table = PRICES if prices is None else {**PRICES, **prices}
-    selected, result = select_runs(paths)
+    result = read_games(paths)
     report = CostReport()
-    report.runs = [run_cost(path, header.model, table) for path, header in selected]
+    report.runs = [run_cost(run.path, run.model, table) for run in result.kept_runs]
     report.superseded = [run_cost(old.path, old.model, table) for old, _ in result.superseded]
     return report

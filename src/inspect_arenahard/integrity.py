@@ -37,6 +37,10 @@ from typing import Callable, Mapping
 from inspect_arenahard.scaleeval.numbers import lone_number
 
 KINDS: tuple[str, ...] = ("verdict_label", "delimiter", "scaleeval_number")
+RULES_VERSION = 1
+"""Version of the rule above, recorded with every judged sample (score metadata
+``neutralisation``): judgments made under different rules are not pooled silently. Bump it
+whenever a pattern changes what a judge is shown."""
 
 _BRACKETS = str.maketrans("[]", "\uff3b\uff3d")
 _ANGLES = str.maketrans("<>", "\u2039\u203a")

@@ -37,7 +37,7 @@ from inspect_arenahard.errors import (
     did_you_mean,
     task_errors,
 )
-from inspect_arenahard.judges import pairwise_judge
+from inspect_arenahard.judges import games_vs_baseline, pairwise_judge
 from inspect_arenahard.judging import role_models
 from inspect_arenahard.solve import (
     BASELINE_ANSWER,
@@ -347,12 +347,12 @@ def task_metrics(
     """The scorer's mean and stderr, plus the mean per category when there are several (so the
     log header, and ``inspect view``, tell hard prompts and creative writing apart); None keeps
     the scorer's own metrics."""
-    metrics: list[Metric | dict[str, list[Metric]]] = [mean(), stderr()]
+    metrics: list[Metric | dict[str, list[Metric]]] = [games_vs_baseline(), mean(), stderr()]
     if committee:
         metrics.append(committee_agreement())
     if len({q.category for q in questions}) > 1:
         metrics.append(grouped(mean(), "category", all=False))
-    return metrics if len(metrics) > 2 else None
+    return metrics if len(metrics) > 3 else None
 
 
 def _check_judges(scorer: str, default_judge: str, source: str) -> None:
