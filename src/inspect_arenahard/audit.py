@@ -9,6 +9,7 @@ reads summaries), with Inspect's reader as the fallback for ``.json`` logs.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -201,5 +202,10 @@ def audit_answers(
 
 
 def model_flags(paths: Sequence[str | Path]) -> dict[str, list[str]]:
-    """Flags per model for the leaderboard's ``flags`` column."""
-    return {m.model: m.flags for m in audit_logs(paths, probes=False).models}
+    """Flags per model for the leaderboard's ``flags`` column; sample members the audit could
+    not read are named on stderr (the ranking itself reads the summaries)."""
+    report = audit_logs(paths, probes=False)
+    for note in report.notes:
+        if note.startswith("partly read"):
+            print(f"audit: {note}", file=sys.stderr)
+    return {m.model: m.flags for m in report.models}
