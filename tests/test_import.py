@@ -76,7 +76,9 @@ def test_imported_log_has_real_times_no_nan_and_says_where_judgments_came_from(
     from datetime import datetime
 
     judge = "gpt-3.5-turbo-0125"
-    assert main(["import", "arena-hard-auto", str(V01), "--judge", judge, "--out", str(tmp_path)]) == 0
+    assert (
+        main(["import", "arena-hard-auto", str(V01), "--judge", judge, "--out", str(tmp_path)]) == 0
+    )
     [path] = tmp_path.glob("*.eval")
     source = V01 / "model_judgment" / judge / "Nexusflow__Athene-V2-Chat.jsonl"
     log = read_eval_log(str(path), resolve_attachments=True)

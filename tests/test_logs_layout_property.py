@@ -29,7 +29,10 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvalLog, bytes]:
 
 def _leaderboard(folder: Path, out: Path) -> bytes:
     target = out / "lb.json"
-    assert main(["leaderboard", str(folder), "--no-audit", "--rounds", "20", "--json", str(target)]) == 0
+    assert (
+        main(["leaderboard", str(folder), "--no-audit", "--rounds", "20", "--json", str(target)])
+        == 0
+    )
     return target.read_bytes()
 
 
@@ -49,9 +52,7 @@ def test_any_split_gives_the_same_leaderboard(
     log, expected = source
     samples = list(log.samples or [])
     # every sample goes to at least one file (a copy in a second file is the same judgment)
-    homes = [
-        data.draw(st.sets(st.integers(0, files - 1), min_size=1, max_size=2)) for _ in samples
-    ]
+    homes = [data.draw(st.sets(st.integers(0, files - 1), min_size=1, max_size=2)) for _ in samples]
     order = data.draw(st.permutations(range(len(samples))))
     root = tmp_path_factory.mktemp("split")
     for f in range(files):

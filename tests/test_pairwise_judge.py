@@ -246,6 +246,19 @@ def test_header_headline_agrees_with_the_leaderboard_in_direction(tmp_path: Path
     assert metrics["mean"].value == pytest.approx(0.6)
     assert metrics["games_vs_baseline"].value == pytest.approx(100 * 6 / 18)
     out = tmp_path / "lb.json"
-    assert main(["leaderboard", str(tmp_path / "logs"), "--no-audit", "--rounds", "5", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "leaderboard",
+                str(tmp_path / "logs"),
+                "--no-audit",
+                "--rounds",
+                "5",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     [row] = [r for r in json.loads(out.read_text()) if r["model"] == "mockllm/candidate"]
     assert row["score"] == pytest.approx(metrics["games_vs_baseline"].value, abs=0.1)
