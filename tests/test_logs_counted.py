@@ -197,3 +197,27 @@ def test_eval_set_folders_truncated_files_and_foreign_tasks(
     (logs / "truncated.eval").write_bytes(b"PK\x03\x04 cut short")
     assert main(["audit", str(logs)]) == 2
     assert "truncated.eval" in capsys.readouterr().err
+
+
+def test_a_log_still_being_written_and_a_cancelled_run_are_read(tmp_path: Path) -> None:
+    log = run(tmp_path / "done", JudgeScript(), limit=3)
+    running, cancelled = tmp_path / "running" / "running.eval", tmp_path / "cancelled" / "c.eval"
+    running.parent.mkdir()
+    cancelled.parent.mkdir()
+    with zipfile.ZipFile(log.location) as source:
+        with zipfile.ZipFile(running, "w") as target:  # only the journal: no header, no summaries
+            for info in source.infolist():
+                if info.filename.startswith(("_journal/", "samples/")):
+                    target.writestr(info, source.read(info.filename))
+        with zipfile.ZipFile(cancelled, "w") as target:
+            for info in source.infolist():
+                data = source.read(info.filename)
+                if info.filename == "header.json":
+                    header = json.loads(data)
+                    header["status"] = "cancelled"
+                    data = json.dumps(header).encode()
+                target.writestr(info, data)
+    for folder in ("running", "cancelled"):
+        result = read_games([str(tmp_path / folder)])
+        assert len(result.games) == 6 and not result.ignored, folder
+    assert any("partial run" in note for note in read_games([str(cancelled)]).notes())
