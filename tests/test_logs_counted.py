@@ -221,3 +221,16 @@ def test_a_log_still_being_written_and_a_cancelled_run_are_read(tmp_path: Path) 
         result = read_games([str(tmp_path / folder)])
         assert len(result.games) == 6 and not result.ignored, folder
     assert any("partial run" in note for note in read_games([str(cancelled)]).notes())
+
+
+def test_settings_a_run_does_not_record_differ_from_nothing() -> None:
+    from inspect_arenahard.errors import UserError
+    from inspect_arenahard.logs import check_settings
+
+    live = json.dumps({"temperature": 0.0, "max_tokens": 4096, "neutralisation": 1})
+    imported, hot = "{}", json.dumps({"temperature": 0.7, "max_tokens": 4096})
+    games = [{"settings": s, "log": name} for s, name in ((live, "a"), (imported, "b"))]
+    assert check_settings(games) == []  # type: ignore[arg-type]
+    with pytest.raises(UserError, match=r"temperature: 0\.0 in a, 0\.7 in c"):
+        check_settings([*games, {"settings": hot, "log": "c"}])  # type: ignore[list-item]
+    assert check_settings([*games, {"settings": hot, "log": "c"}], pool=True) == ["temperature"]  # type: ignore[list-item]

@@ -431,7 +431,7 @@ def check_settings(games: Sequence[GameRecord], pool: bool = False) -> list[str]
     parsed = {text: json.loads(text) for text in by_settings}
     keys = sorted({k for d in parsed.values() for k in d})
     differing = [k for k in keys if len({json.dumps(d[k]) for d in parsed.values() if k in d}) > 1]
-    if pool:
+    if pool or not differing:
         return differing
     detail = "; ".join(
         f"{k}: "
