@@ -73,7 +73,7 @@ def test_a_rerun_with_other_retries_does_not_double_the_model(
 def test_the_strong_weight_travels_in_the_record(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    script = JudgeScript("strong_wins", {p: "strong_loses" for p in ("Use ABC", "Write a")})
+    script = JudgeScript("strong_wins", {"Use ABC": "loses", "SOLVE THIS": "loses"})  # weak losses
     logs = tmp_path / "w1"
     run(logs, script, limit=8, strong_weight=1)
     games = read_games([str(logs)]).games
@@ -88,7 +88,41 @@ def test_the_strong_weight_travels_in_the_record(
     )
     assert code == 0 and rows == weight1 and rows != weight3
 
-    # another model judged with weight 3 beside it: refused in one line naming both weights
+    # metrics ranks with the records' weight too (it has no --strong-weight to forget)
+    run(logs, script, model="second", limit=8, strong_weight=1)
+    _, weight1, _, _ = _leaderboard(
+        capsys, tmp_path, str(logs), "--no-audit", "--strong-weight", "1"
+    )
+    _, weight3, _, _ = _leaderboard(
+        capsys, tmp_path, str(logs), "--no-audit", "--strong-weight", "3"
+    )
+    reference = tmp_path / "ref.csv"
+    reference.write_text(
+        "model,rating,rating_q025,rating_q975\n"
+        "mockllm/candidate,1200,1195,1205\nmockllm/second,1150,1145,1155\ngpt-4-0314,1100,1095,1105\n"
+    )
+    out = tmp_path / "metrics.json"
+    assert (
+        main(
+            [
+                "metrics",
+                str(logs),
+                "--reference",
+                str(reference),
+                "--rounds",
+                "5",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    scores = {m["benchmark_model"]: m["score"] for m in json.loads(out.read_text())["models"]}
+    assert scores == pytest.approx({m: r["score"] for m, r in weight1.items()})
+    assert scores != pytest.approx({m: r["score"] for m, r in weight3.items()})
+
+    # another model judged with weight 3 beside them: refused in one line naming both weights
     run(logs, script, model="other", limit=8)
     code, _, _, err = _leaderboard(capsys, tmp_path, str(logs), "--no-audit")
     assert code == 2
