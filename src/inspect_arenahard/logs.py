@@ -268,9 +268,9 @@ def _settings(spec: dict[str, Any], task_args: dict[str, Any], roles: dict[str, 
     whether judges saw a reference answer."""
     options: dict[str, Any] | None = None
     for scorer in spec.get("scorers") or []:
-        if str(scorer.get("name", "")).split("/")[-1] in GAME_SCORERS:
+        if str(scorer.get("name", "")).split("/")[-1] == SCORER:
             options = scorer.get("options") or {}
-    if options is None:  # an imported or foreign-built log: its settings are unknown
+    if options is None:  # imported, or another protocol (battles): its settings are unknown
         return "{}"
     chosen = {k: options.get(k) for k in VERDICT_SETTINGS}
     reference = task_args.get("reference") or roles.get("reference")
