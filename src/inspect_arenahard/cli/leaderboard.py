@@ -192,7 +192,8 @@ def read_log_games(
     result = read_games(paths)
     for note in result.notes():
         print(note, file=sys.stderr)
-    print(result.summary(), file=sys.stderr)
+    if result.runs or result.ignored:  # no file at all: the error below says so alone
+        print(result.summary(), file=sys.stderr)
     if not any(g.get("parsed", True) for g in result.games):
         raise no_games_error(result, paths)
     return result.games, check_settings(result.games, pool=pool_settings)

@@ -136,7 +136,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
     boards = _boards(battles, options)
     report = Report(
         logs=list(logs),
-        notes=result.notes(),
+        notes=[result.summary(), *result.notes()],
         boards=boards,
         models=_models(games, costs),
         costs=costs,
