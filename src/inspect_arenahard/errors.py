@@ -94,13 +94,17 @@ def check_bool(name: str, value: Any) -> bool:
 def confidence_level(value: str | float) -> float:
     """A confidence level given as a fraction (0.95) or a percentage (95): both mean 95%.
 
-    The one convention of every command that takes ``--ci``.
+    The one convention of every command that takes ``--ci``. Levels under 50% are refused: a
+    value such as ``1.5`` is a slip (it would read as a 1.5% interval of almost no width).
     """
     level = check_number("--ci", value)
     if 1 < level < 100:
         level /= 100
-    if not 0 < level < 1:
-        raise UserError(f"--ci={value!r} must be a confidence level such as 0.95 or 95 (percent)")
+    if not 0.5 <= level < 1:
+        raise UserError(
+            f"--ci={value!r} must be a confidence level from 0.5 to below 1 (or 50 to below 100 "
+            "percent), such as 0.95 or 95"
+        )
     return level
 
 

@@ -466,9 +466,10 @@ def test_power_without_pairs_says_so(folders: dict[str, Path], tmp_path: Path) -
     ]
     result = _run(arenahard("power", str(one)), tmp_path)
     assert result.returncode == 0, result.stderr
-    paired = next(line for line in result.stdout.splitlines() if line.startswith("paired test "))
+    paired = next(line for line in result.stdout.splitlines() if line.startswith("paired z-test "))
     assert " 0 " not in paired.split("  ", 1)[1].replace("0/0", "")  # no "prompts needed 0"
     assert "no two models share scored prompts" in result.stdout
+    assert "tests used: each model's score is the mean of its per-prompt scores" in result.stdout
 
 
 def test_a_bug_keeps_its_traceback(
@@ -504,7 +505,7 @@ def test_checks_and_suggestions() -> None:
     assert confidence_level("95") == confidence_level(0.95) == 0.95 and confidence_level(
         "99.9"
     ) == pytest.approx(0.999)
-    for bad in ("0", "1", "100", "-5", "abc", "nan"):
+    for bad in ("0", "1", "100", "-5", "abc", "nan", "1.5", "0.3", "20"):
         with pytest.raises(UserError):
             confidence_level(bad)
     assert (
@@ -520,3 +521,51 @@ def test_checks_and_suggestions() -> None:
         == " (did you mean 'hard_prompt'?)"
     )
     assert did_you_mean("zzz", ["hard_prompt"]) == ""
+
+
+def test_a_missing_extra_is_named_in_one_line(tmp_path: Path) -> None:
+    """Curation on an install without the ``embed`` extra (torch blocked at import)."""
+    (tmp_path / "p.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {"prompt": f"Explain in detail how sorting algorithm {i} handles big arrays"}
+            )
+            + "\n"
+            for i in range(30)
+        )
+    )
+    (tmp_path / "c.yaml").write_text(
+        "work: work\ningest:\n  sources: [p.jsonl]\ncluster:\n  embedder: minilm\n  min_cluster_size: 5\n"
+    )
+    block = (
+        "import sys, importlib.abc\n"
+        "class Block(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name.split('.')[0] in ('torch', 'sentence_transformers'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from inspect_arenahard.cli import main; sys.exit(main())\n"
+    )
+    cmd = [sys.executable, "-c", block, "curate", "run", "c.yaml"]
+    result = _run(cmd, tmp_path, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "arenahard curate: error: this needs torch, from the 'embed' extra: "
+        "pip install 'inspect-arenahard[embed]'"
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_s3_without_credentials_names_the_bucket_and_the_variables(tmp_path: Path) -> None:
+    env = {k: v for k, v in _env(tmp_path).items() if not k.startswith("AWS_")}
+    env.update(
+        AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"), AWS_CONFIG_FILE=str(tmp_path / "none"),
+        AWS_EC2_METADATA_DISABLED="true", AWS_ENDPOINT_URL="http://127.0.0.1:9",
+    )  # fmt: skip
+    result = subprocess.run(
+        arenahard("leaderboard", "s3://my-bucket/arenahard"),
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "no credentials for bucket 'my-bucket'" in line and "AWS_ACCESS_KEY_ID" in line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Callable
 
 import pytest
@@ -228,3 +229,37 @@ def test_rerun_hits_the_cache_except_for_unparsed_follow_ups() -> None:
         expected(("B>A", "B"), ("A=B", "A")),
         expected(("A=B", "A")),
     ]
+
+
+def test_header_headline_agrees_with_the_leaderboard_in_direction(tmp_path: Path) -> None:
+    """Three weak wins and two strong losses: the mean of per-sample scores is 0.60 (better than
+    the baseline), the pooled weighted games 6/18 (worse). The header's first metric is the
+    leaderboard's convention, labelled apart from the per-sample mean."""
+    import json
+
+    from inspect_arenahard.cli import main
+    from tests.helpers.judge_runs import JudgeScript, run
+
+    losses = {"SOLVE THIS": "strong_loses", "Design a semikinematic": "strong_loses"}
+    log = run(tmp_path / "logs", JudgeScript("wins", losses), limit=5)
+    metrics = log.results.scores[0].metrics  # type: ignore[union-attr]
+    assert list(metrics)[0] == "games_vs_baseline"  # the headline
+    assert metrics["mean"].value == pytest.approx(0.6)
+    assert metrics["games_vs_baseline"].value == pytest.approx(100 * 6 / 18)
+    out = tmp_path / "lb.json"
+    assert (
+        main(
+            [
+                "leaderboard",
+                str(tmp_path / "logs"),
+                "--no-audit",
+                "--rounds",
+                "5",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    [row] = [r for r in json.loads(out.read_text()) if r["model"] == "mockllm/candidate"]
+    assert row["score"] == pytest.approx(metrics["games_vs_baseline"].value, abs=0.1)

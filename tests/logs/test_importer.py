@@ -69,6 +69,30 @@ def test_imported_log_opens_like_a_live_run(tmp_path: Path) -> None:
     assert "game 1 (model is Assistant B)" in score.explanation
 
 
+def test_imported_log_has_real_times_no_nan_and_says_where_judgments_came_from(
+    tmp_path: Path,
+) -> None:
+    import zipfile
+    from datetime import datetime
+
+    judge = "gpt-3.5-turbo-0125"
+    assert (
+        main(["import", "arena-hard-auto", str(V01), "--judge", judge, "--out", str(tmp_path)]) == 0
+    )
+    [path] = tmp_path.glob("*.eval")
+    source = V01 / "model_judgment" / judge / "Nexusflow__Athene-V2-Chat.jsonl"
+    log = read_eval_log(str(path), resolve_attachments=True)
+    started = datetime.fromisoformat(log.stats.started_at)
+    assert started.timestamp() == pytest.approx(source.stat().st_mtime, abs=1e-3)
+    assert started.year > 1970 and log.stats.completed_at == log.stats.started_at
+    assert "NaN" not in zipfile.ZipFile(path).read("header.json").decode()
+    metrics = log.results.scores[0].metrics  # type: ignore[union-attr]
+    assert list(metrics) == ["games_vs_baseline", "mean", "stderr"]
+    sample = (log.samples or [])[0]
+    [event] = sample.events
+    assert event.event == "info" and f"imported from {source}, line " in str(event.data)
+
+
 def test_bad_judgment_file_names_the_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (data / "model_judgment" / "j").mkdir(parents=True)

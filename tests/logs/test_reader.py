@@ -50,7 +50,7 @@ def test_fast_summaries_equal_inspects_reader(tmp_path: Path) -> None:
     assert ours == theirs and len(ours) == 3
 
 
-def test_reruns_are_deduplicated_partial_runs_reported_other_tasks_ignored(tmp_path: Path) -> None:
+def test_reruns_replace_games_partial_runs_reported_other_tasks_ignored(tmp_path: Path) -> None:
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
 
@@ -64,8 +64,9 @@ def test_reruns_are_deduplicated_partial_runs_reported_other_tasks_ignored(tmp_p
         log_dir=logs,
         display="none",
     )
-    # the same model again with one sample failing: the (older) complete run is kept instead
-    eval(
+    # the same model again with one sample failing: its one scored sample replaces that sample's
+    # two games of the complete run; the failed one keeps the complete run's games
+    [rerun] = eval(
         arenahard(data_dir=V01), model=_candidate(fail_on=first_prompt), model_roles={"judge": _judge()},
         limit=2, log_dir=logs, display="none", fail_on_error=False,
     )  # fmt: skip
@@ -84,42 +85,27 @@ def test_reruns_are_deduplicated_partial_runs_reported_other_tasks_ignored(tmp_p
 
     result = read_games([logs])
     runs = {r.path: r for r in result.runs}
-    assert set(runs) == {complete.location, partial.location}
-    assert (runs[complete.location].samples, runs[complete.location].failed_samples) == (2, 0)
+    assert set(runs) == {complete.location, rerun.location, partial.location}
+    assert (runs[complete.location].games, runs[complete.location].replaced) == (4, 2)
+    assert (runs[rerun.location].samples, runs[rerun.location].failed_samples) == (1, 1)
     assert (
         runs[partial.location].samples,
         runs[partial.location].failed_samples,
         runs[partial.location].games,
     ) == (1, 1, 2)
     notes = "\n".join(result.notes())
-    assert notes.count("partial run") == 1 and "1 failed or unscored samples" in notes
-    assert notes.count("superseded:") == 1 and notes.count("ignored") == 1
+    assert notes.count("partial run") == 2 and "1 failed or unscored samples" in notes
+    assert f"replaced: 2 games of {complete.location} re-judged in newer {rerun.location}" in notes
+    assert notes.count("ignored") == 1
     assert (
         sorted(g["model"] for g in result.games)
         == ["mockllm/candidate"] * 4 + ["mockllm/other"] * 2
+    )
+    assert sorted(g["log"] for g in result.games if g["model"] == "mockllm/candidate") == sorted(
+        [complete.location] * 2 + [rerun.location] * 2
     )
     assert all(
         g["label"] == "A>B" if g["model_position"] == "A" else g["label"] == "B>A"
         for g in result.games
     )
-
-
-def test_reruns_in_the_same_second_keep_the_one_finished_last() -> None:
-    """Headers give times to the second: completion time, then the file's mtime, break the tie
-    (otherwise the kept run would depend on the random part of the file names)."""
-    from inspect_arenahard.logs.reader import Header, _prefer
-
-    def header(completed: str, modified: float) -> Header:
-        return Header("arenahard", "m", "2026-01-01T00:00:00+00:00", "success", {}, {}, ("pairwise_judge",), True,
-                      completed=completed, modified=modified)  # fmt: skip
-
-    first, later = (
-        ("a.eval", header("2026-01-01T00:00:01+00:00", 5.0)),
-        ("b.eval", header("2026-01-01T00:00:02+00:00", 1.0)),
-    )
-    assert _prefer(first, later) == (later, first) and _prefer(later, first) == (later, first)
-    first, later = (
-        ("a.eval", header("2026-01-01T00:00:01+00:00", 1.0)),
-        ("b.eval", header("2026-01-01T00:00:01+00:00", 2.0)),
-    )
-    assert _prefer(later, first) == (later, first) and _prefer(first, later) == (later, first)
+    assert result.counts() == {"read": 6, "replaced": 2, "unparsed": 0, "damaged": 0, "skipped": 1}

@@ -15,7 +15,7 @@ from tests.helpers.s3 import moto_s3
 
 pytestmark = pytest.mark.shared_data
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BUCKET = "evals"
 PREFIX = f"s3://{BUCKET}/arenahard"
 
@@ -105,3 +105,43 @@ def test_report_reads_s3(s3_logs: Path, tmp_path: Path) -> None:
     assert (
         "broken.eval: not a readable Inspect log" in html
     )  # the damaged upload is listed, not hidden
+
+
+def test_two_eval_sets_into_one_prefix_rank_like_their_local_folders(
+    s3_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The many-machines recipe (docs/logs.md): each machine runs `inspect eval-set` into its own
+    sub-prefix of one bucket prefix (a second eval-set in the same prefix is refused by Inspect
+    unless --log-dir-allow-dirty); the leaderboard over the prefix is the leaderboard over the
+    machines' folders, byte for byte, with no note about eval-set bookkeeping."""
+    import boto3
+
+    sets = f"s3://{BUCKET}/sets"
+    for machine, quality in (("machine-a", "good"), ("machine-b", "poor")):
+        cmd = [sys.executable, "-m", "inspect_ai", "eval-set", "tests/helpers/scripted_task.py", "-T",
+               f"quality={quality}", "--log-dir", f"{sets}/{machine}", "--display", "plain"]  # fmt: skip
+        result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    client = boto3.client("s3")
+    folders = []
+    for item in client.list_objects_v2(Bucket=BUCKET, Prefix="sets/")["Contents"]:
+        target = tmp_path / "local" / item["Key"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        client.download_file(BUCKET, item["Key"], str(target))
+        folders.append(str(target.parent))
+    assert {Path(f).name for f in folders} == {"machine-a", "machine-b"}
+    assert {p.name for p in (tmp_path / "local" / "sets" / "machine-a").iterdir()} >= {
+        "eval-set.json",
+        "logs.json",
+    }
+    assert main(["leaderboard", sets, "--rounds", "10", "--json", str(tmp_path / "s3.json")]) == 0
+    remote = capsys.readouterr()
+    local_args = sorted(set(folders))
+    assert (
+        main(["leaderboard", *local_args, "--rounds", "10", "--json", str(tmp_path / "local.json")])
+        == 0
+    )
+    local = capsys.readouterr()
+    assert (tmp_path / "s3.json").read_bytes() == (tmp_path / "local.json").read_bytes()
+    assert "ignored" not in remote.err and "ignored" not in local.err
+    assert "games: 12 read from 2 logs, 0 replaced" in remote.err

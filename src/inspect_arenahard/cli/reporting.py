@@ -41,9 +41,9 @@ def register(subparsers: Any) -> None:
     add_ci_argument(parser)
     add(
         "--strong-weight",
-        type=float,
-        default=STRONG_WEIGHT,
-        help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT})",
+        type=int,
+        default=None,
+        help=f"battles a strong (>>) verdict counts for (default: the weight the runs were judged with, {STRONG_WEIGHT} unless -T strong_weight)",
     )
     add(
         "--reference",

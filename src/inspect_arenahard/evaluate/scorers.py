@@ -10,7 +10,8 @@ Score contract (read by :mod:`inspect_arenahard.logs.reader`; keep it small):
 
 * ``value``: the model's Arena-Hard points against the baseline over all parsed games (win 1,
   tie 0.5, loss 0; strong verdicts weigh ``strong_weight``), or unscored when none parsed.
-* ``metadata``: ``model``, ``baseline``, ``category``, ``strong_weight``, ``games`` (one dict
+* ``metadata``: ``model``, ``baseline``, ``category``, ``strong_weight``, ``neutralisation``
+  (:data:`inspect_arenahard.evaluate.integrity.NEUTRALISE_VERSION`), ``games`` (one dict
   per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``),
   ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.evaluate.style_features`) and
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
@@ -30,13 +31,23 @@ from typing import Any
 
 from anyio import to_thread
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    mean,
+    metric,
+    scorer,
+    stderr,
+)
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_arenahard.evaluate.adaptive import judged, skipped_score
 from inspect_arenahard.evaluate.committee import committee_games
-from inspect_arenahard.evaluate.integrity import neutralise_all
+from inspect_arenahard.evaluate.integrity import NEUTRALISE_VERSION, neutralise_all
 from inspect_arenahard.evaluate.judging import (
     Game,
     JudgeSettings,
@@ -50,7 +61,7 @@ from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, 
 from inspect_arenahard.evaluate.style_features import style_features
 from inspect_arenahard.evaluate.templates import template
 from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
 
 
 def judge_models(default: str | None) -> list[Model]:
@@ -63,7 +74,28 @@ def judge_models(default: str | None) -> list[Model]:
     return [get_model(default)]
 
 
-@scorer(metrics=[mean(), stderr()])
+@metric
+def games_vs_baseline() -> Metric:
+    """The models' points against the baseline in percent, pooled over every parsed game with
+    strong verdicts weighted: the leaderboard's convention (the baseline is 50), shown first in
+    the log header so that it and the leaderboard cannot point in different directions. ``mean``
+    beside it is the mean of per-sample scores (0–1), a different quantity on small runs."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        points = weight = 0.0
+        for sample in scores:
+            metadata = sample.score.metadata or {}
+            strong = metadata.get("strong_weight", STRONG_WEIGHT)
+            for game in metadata.get("games") or []:
+                if isinstance(game, dict) and game.get("label") and game.get("parsed", True):
+                    p, w = weighted_points(game["label"], game["model_position"], strong)
+                    points, weight = points + p, weight + w
+        return 100 * points / weight if weight else float("nan")
+
+    return compute
+
+
+@scorer(metrics=[games_vs_baseline(), mean(), stderr()])
 def pairwise_judge(
     default_judge: str | None = JudgeDefaults.model,
     template_name: str = JudgeDefaults.template,
@@ -158,6 +190,7 @@ def pairwise_judge(
             "baseline": state.metadata.get(BASELINE_MODEL),
             "category": category,
             "strong_weight": strong_weight,
+            "neutralisation": NEUTRALISE_VERSION,
             "games": [g.record() for g in games],
             "style": {
                 "model": style_features(model_answer, token_encoding),

@@ -45,7 +45,7 @@ from inspect_arenahard.evaluate.dataset import (
     user_path,
 )
 from inspect_arenahard.evaluate.judging import role_models
-from inspect_arenahard.evaluate.scorers import pairwise_judge
+from inspect_arenahard.evaluate.scorers import games_vs_baseline, pairwise_judge
 from inspect_arenahard.evaluate.solvers import (
     BASELINE_ANSWER,
     BASELINE_MODEL,
@@ -374,18 +374,19 @@ def judge_settings(
 def task_metrics(
     questions: list[Question], committee: bool = False, rule: StoppingRule | None = None
 ) -> list[Metric | dict[str, list[Metric]]] | None:
-    """The scorer's mean and stderr, plus the mean per category when there are several (so the
+    """The pooled games-vs-baseline headline, the scorer's mean and stderr, plus the mean per
+    category when there are several (so the
     log header, and ``inspect view``, tell hard prompts and creative writing apart) and, for
     adaptive judging, the anytime-valid interval and skipped count; None keeps the scorer's own
     metrics."""
-    metrics: list[Metric | dict[str, list[Metric]]] = [mean(), stderr()]
+    metrics: list[Metric | dict[str, list[Metric]]] = [games_vs_baseline(), mean(), stderr()]
     if committee:
         metrics.append(committee_agreement())
     if rule is not None:
         metrics.append(anytime_interval(**rule.options()))
     if len({q.category for q in questions}) > 1:
         metrics.append(grouped(mean(), "category", all=False))
-    return metrics if len(metrics) > 2 else None
+    return metrics if len(metrics) > 3 else None
 
 
 def _check_judges(scorer: str, default_judge: str, source: str) -> None:

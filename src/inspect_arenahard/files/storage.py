@@ -52,11 +52,21 @@ def list_logs(path: str | Path) -> list[str]:
         raise FileNotFoundError(f"no such log file or folder: {local}")
     fs, root = filesystem(text)
     fs.invalidate_cache()  # other machines may have written logs since this process last listed
-    if fs.isfile(root):
-        return [text]
-    if not fs.isdir(root):
-        raise FileNotFoundError(f"no such log file or folder: {text}")
-    return sorted(fs.unstrip_protocol(f) for f in fs.find(root) if f.endswith(LOG_SUFFIXES))
+    try:
+        if fs.isfile(root):
+            return [text]
+        if not fs.isdir(root):
+            raise FileNotFoundError(f"no such log file or folder: {text}")
+        return sorted(fs.unstrip_protocol(f) for f in fs.find(root) if f.endswith(LOG_SUFFIXES))
+    except Exception as ex:
+        if "Credentials" not in type(ex).__name__:  # botocore's NoCredentialsError and kin
+            raise
+        bucket = root.split("/")[0]
+        raise PermissionError(
+            f"cannot read {text}: no credentials for bucket {bucket!r} ({type(ex).__name__}); "
+            "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), and "
+            "AWS_ENDPOINT_URL for an S3-compatible store"
+        ) from None
 
 
 @contextmanager

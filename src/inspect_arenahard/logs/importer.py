@@ -13,6 +13,12 @@ prompts against o3-mini and creative writing against gemini-2.0-flash. Each reco
 comes from the record, else from ``--baseline``, else from the version's per-category default
 (``scorers/configs``); ``--baseline`` never overrides a record (a contradiction is reported).
 
+Imported logs read in ``inspect view`` like live runs: the run starts and ends at the judgment
+file's modification time (when its judgments were last written; a duration of zero, as nothing
+was run here), and each sample carries one info event naming the file and line its judgment came
+from instead of an empty transcript. The header's metrics are those of a live run
+(``games_vs_baseline`` first), and none is NaN: a log with no parsed judgment has none.
+
 An import is all or nothing: every log is written to a scratch folder inside ``out`` and moved
 into place only once every file has converted; any error leaves ``out`` as it was.
 """
@@ -31,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from inspect_ai.event import InfoEvent
 from inspect_ai.log import (
     EvalConfig,
     EvalDataset,
@@ -40,6 +47,7 @@ from inspect_ai.log import (
     EvalSample,
     EvalScore,
     EvalSpec,
+    EvalStats,
     write_eval_log,
 )
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
@@ -194,6 +202,14 @@ def _log_for(path: Path, source: _Source, warnings: list[str]) -> tuple[EvalLog,
         samples[qid] = _sample(
             qid, question.prompt, category, str(model), str(baseline), games, source, record
         )
+        samples[qid].events = [
+            InfoEvent(
+                timestamp=_modified(path),
+                source="arenahard import",
+                data=f"judgment imported from {path}, line {lineno} (judge {judge_name}); "
+                "no model or judge was called in this log",
+            )
+        ]
     if model is None:
         raise ValueError(f"{path}: no judgments")
     for named, count in contradicted.items():
@@ -201,8 +217,9 @@ def _log_for(path: Path, source: _Source, warnings: list[str]) -> tuple[EvalLog,
             f"{path}: {count} records name baseline {named!r}; --baseline {source.baseline} applies only to records without one"
         )
     return _eval_log(
-        path, str(model), str(judge_name), source.version, list(samples.values())
-    ), sum(unparsed.values())
+        path, str(model), str(judge_name), source.version, list(samples.values()),
+        source.strong_weight,
+    ), sum(unparsed.values())  # fmt: skip
 
 
 def _game(game: Any, number: int, judge: str, where: str) -> Game:
@@ -334,13 +351,42 @@ def _run_id(path: Path) -> str:
     return hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:22]
 
 
-def _eval_log(
-    path: Path, model: str, judge: str, version: str, samples: list[EvalSample]
-) -> EvalLog:
-    values = np.array([(s.scores or {})["pairwise_judge"].as_float() for s in samples])
+def _modified(path: Path) -> datetime:
+    """When the judgment file was last written: the imported run's start and end."""
+    return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+
+
+def _metrics(samples: list[EvalSample], strong_weight: float) -> dict[str, EvalMetric]:
+    """The live scorer's header metrics (``games_vs_baseline``, ``mean``, ``stderr``); none
+    when no sample has a parsed verdict (never NaN)."""
+    scores = [(s.scores or {})["pairwise_judge"] for s in samples]
+    values = np.array([score.as_float() for score in scores])
     scored = values[~np.isnan(values)]
+    if not len(scored):
+        return {}
+    games = [
+        Game(g["judge"], g["game"], g["model_position"], g["label"], g["parsed"], 1, "")
+        for score in scores
+        for g in (score.metadata or {})["games"]
+    ]
+    pooled = score_games(games, strong_weight)
     stderr = float(scored.std(ddof=1) / np.sqrt(len(scored))) if len(scored) > 1 else 0.0
-    created = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc).isoformat()
+    return {
+        "games_vs_baseline": EvalMetric(name="games_vs_baseline", value=100 * (pooled or 0.0)),
+        "mean": EvalMetric(name="mean", value=float(scored.mean())),
+        "stderr": EvalMetric(name="stderr", value=stderr),
+    }
+
+
+def _eval_log(
+    path: Path,
+    model: str,
+    judge: str,
+    version: str,
+    samples: list[EvalSample],
+    strong_weight: float,
+) -> EvalLog:
+    created = _modified(path).isoformat()
     return EvalLog(
         eval=EvalSpec(
             created=created,
@@ -354,6 +400,7 @@ def _eval_log(
             metadata={"imported_judge": judge, "arenahard_version": version},
         ),
         status="success",
+        stats=EvalStats(started_at=created, completed_at=created),
         results=EvalResults(
             total_samples=len(samples),
             completed_samples=len(samples),
@@ -361,12 +408,7 @@ def _eval_log(
                 EvalScore(
                     name="pairwise_judge",
                     scorer="pairwise_judge",
-                    metrics={
-                        "mean": EvalMetric(
-                            name="mean", value=float(scored.mean()) if len(scored) else float("nan")
-                        ),
-                        "stderr": EvalMetric(name="stderr", value=stderr),
-                    },
+                    metrics=_metrics(samples, strong_weight),
                 )
             ],
         ),

@@ -4,8 +4,15 @@ Only log headers and sample summaries are read; for ``.eval`` files the summarie
 plain JSON straight from the archive (Inspect's typed reader validates every field and is ~30×
 slower), with Inspect's reader as the fallback for ``.json`` logs. A sample is read in full only
 when Inspect thinned a score metadata key out of its summary (keys over 1 KB, e.g. the games of
-a large ensemble). Repeated runs of the same model, task arguments and judges keep the latest
-complete run; the others are reported, never silently merged.
+a large ensemble), or when ``summaries.json`` is damaged (each sample member is then read on its
+own, and a damaged member is named and counted, never the end of the run).
+
+The game is the unit (see docs/logs.md): a judgment is identified by (model, baseline, judge,
+prompt id, epoch, game, protocol) and counted once across every log given; when it was judged
+more than once, the most recent log's judgment wins and the replaced ones are counted. Runs over
+disjoint prompts pool; a shorter re-run replaces only the games it re-judged. Every file ends in
+exactly one outcome: read, partly read (damaged members named), skipped (a reason), or eval-set
+bookkeeping (``eval-set.json``, ``logs.json``: silent).
 """
 
 from __future__ import annotations
@@ -14,26 +21,49 @@ import json
 import zipfile
 import zlib
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Iterable, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable, Iterator, Sequence
 
 import inspect_ai._util.zipfile  # noqa: F401  (teaches stdlib zipfile the zstd that .eval files use)
 from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sample_summaries
-from orjson import loads as _loads  # ~3× faster than json on sample summaries
+from orjson import loads as _orjson_loads  # ~3× faster than json on sample summaries
 from zstandard import ZstdError
 
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.evaluate.adaptive import SKIPPED, header_adaptive, run_note
-from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive
+from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
 from inspect_arenahard.stats.game_record import SCORED_GAME_FIELDS, GameRecord, check_game
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
-DAMAGED = (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, ZstdError)
-"""What reading a truncated, corrupt or foreign file raises; such a log is skipped and named."""
+DAMAGED = (
+    KeyError, ValueError, TypeError, OSError, EOFError, NotImplementedError, zipfile.BadZipFile,
+    zlib.error, ZstdError,
+)  # fmt: skip
+"""What reading a truncated, corrupt or foreign file raises; such a log or member is named."""
 
 SCORER = "pairwise_judge"
 GAME_SCORERS = (SCORER, "autoarena_committee")
 """Scorers whose metadata follows the game-record contract (``judges.py``; Auto-Arena battles)."""
+OUR_TASKS = ("arenahard", "autoarena_battle")
+"""Task names of this package whose logs hold games (tasks wrapping them keep the metadata)."""
+BOOKKEEPING = ("eval-set.json", "logs.json")
+"""Files ``inspect eval-set`` writes beside its logs: recognised and passed over silently."""
 THINNED = "Key removed from summary"
+VERDICT_SETTINGS = (
+    "template_name", "template_by_category", "temperature", "max_tokens", "single_brackets",
+    "committee_rounds",
+)  # fmt: skip
+"""Judge scorer options that can change a verdict (retries, cache, concurrency cannot: a re-run
+with other values replaces games instead of splitting a model)."""
+
+
+def _loads(data: bytes | str) -> Any:
+    """JSON as Inspect writes it: orjson (fast), or the standard parser where Inspect wrote
+    ``NaN``/``Infinity`` (a metric over no scored sample), which orjson refuses."""
+    try:
+        return _orjson_loads(data)
+    except ValueError:
+        return json.loads(data)
 
 
 @dataclass
@@ -48,6 +78,12 @@ class Run:
     samples: int = 0
     games: int = 0
     failed_samples: int = 0
+    unparsed: int = 0
+    """Games whose verdict could not be parsed (kept, excluded from every fit)."""
+    replaced: int = 0
+    """Games of this log that a more recent judgment of the same game replaced."""
+    damaged: list[str] = field(default_factory=list)
+    """Archive members that could not be read (``summaries.json``, a sample)."""
     skipped_samples: int = 0
     """Samples adaptive judging did not need (no model or judge call; not games, not failures)."""
     adaptive: dict[str, Any] | None = None
@@ -60,13 +96,52 @@ class LogGames:
 
     games: list[GameRecord] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
-    superseded: list[tuple[Run, Run]] = field(default_factory=list)
-    """(older run, the run kept instead)."""
+    """Every judge log read (also those whose games were all replaced), oldest first."""
+    replaced_by: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(older log, newer log) -> games of the older one the newer one re-judged."""
     ignored: list[tuple[str, str]] = field(default_factory=list)
-    """(path, reason) for logs that are not arenahard judge logs."""
+    """(path, reason) for logs that are not arenahard judge logs or cannot be read at all."""
+
+    @property
+    def superseded(self) -> list[tuple[Run, Run]]:
+        """(run, the run that replaced most of its games) for runs none of whose games is kept."""
+        by_path = {run.path: run for run in self.runs}
+        out = []
+        for run in self.runs:
+            if run.games and run.replaced == run.games:
+                newer = max(
+                    (n for (old, n) in self.replaced_by if old == run.path),
+                    key=lambda n: self.replaced_by[(run.path, n)],
+                )
+                out.append((run, by_path[newer]))
+        return out
+
+    @property
+    def kept_runs(self) -> list[Run]:
+        """Runs that contribute at least one game (costs and reports count these)."""
+        return [run for run in self.runs if run.games > run.replaced]
+
+    def counts(self) -> dict[str, int]:
+        """The figures of :meth:`summary`."""
+        return {
+            "read": len(self.games),
+            "replaced": sum(run.replaced for run in self.runs),
+            "unparsed": sum(not g.get("parsed", True) for g in self.games),
+            "damaged": sum(len(run.damaged) for run in self.runs),
+            "skipped": len(self.ignored),
+        }
+
+    def summary(self) -> str:
+        """The one line every ranking prints: what was read, replaced, excluded, damaged, skipped."""
+        c = self.counts()
+        return (
+            f"games: {c['read']} read from {len(self.kept_runs)} logs, {c['replaced']} replaced by "
+            f"newer judgments, {c['unparsed']} excluded (unparsed), {c['damaged']} damaged "
+            f"members, {c['skipped']} files skipped"
+        )
 
     def notes(self) -> list[str]:
-        """Human-readable lines about partial, superseded and ignored logs."""
+        """Human-readable lines about partial, replaced, damaged and ignored logs."""
         lines = []
         for run in self.runs:
             if run.status != "success" or run.failed_samples:
@@ -74,15 +149,22 @@ class LogGames:
                     f"partial run {run.path} ({run.status}): {run.samples} samples scored, "
                     f"{run.failed_samples} failed or unscored samples contribute nothing"
                 )
+            if run.damaged:
+                lines.append(
+                    f"partly read {run.path}: {len(run.damaged)} damaged members skipped "
+                    f"({', '.join(run.damaged[:5])}{' …' if len(run.damaged) > 5 else ''})"
+                )
         for run in self.runs:
             if run.adaptive is not None:
                 lines.append(
                     run_note(run.path, run.model, run.samples, run.skipped_samples, run.adaptive)
                 )
-        for old, kept in self.superseded:
-            lines.append(
-                f"superseded: {old.path} ({old.model}, {old.created}) replaced by newer {kept.path}"
-            )
+        superseded = {run.path for run, _ in self.superseded}
+        for (old, new), n in self.replaced_by.items():
+            if old in superseded:
+                lines.append(f"superseded: {old} (all {n} games) replaced by newer {new}")
+            else:
+                lines.append(f"replaced: {n} games of {old} re-judged in newer {new}")
         for path, reason in self.ignored:
             lines.append(f"ignored {path}: {reason}")
         return lines
@@ -118,21 +200,40 @@ class Header:
     """Adaptive judging (:mod:`inspect_arenahard.evaluate.adaptive`): the rule (task metadata
     ``adaptive``) and the ``anytime_interval`` metrics (``judged``, ``stopped_at``, ``lower``,
     ``upper``)."""
+    registry_name: str = ""
+    """The task's registry name (``inspect_arenahard/arenahard`` …)."""
+    settings: str = ""
+    """The verdict-changing judge settings of the run, as canonical JSON (see
+    :data:`VERDICT_SETTINGS`); every game of the run carries them."""
 
     @property
-    def run_key(self) -> str:
-        """Runs with equal keys measure the same thing; only the latest complete one is kept."""
-        return json.dumps(
-            [self.model, self.task, self.task_args, self.roles], sort_keys=True, default=str
+    def recency(self) -> tuple[str, str, float]:
+        """Orders runs: the later one's judgment of a game replaces the earlier one's."""
+        return self.created, self.completed, self.modified
+
+    @property
+    def is_ours(self) -> bool:
+        """A task of this package (or one wrapping it: the version metadata travels along)."""
+        return (
+            self.task.split("/")[-1] in OUR_TASKS
+            or self.version is not None
+            or self.registry_name.startswith("inspect_arenahard/")
         )
 
     @property
     def is_judge_log(self) -> bool:
-        """Whether the log holds judge games (by scorer name, or the ``arenahard`` task)."""
-        return (
-            any(s.split("/")[-1] in GAME_SCORERS for s in self.scorers)
-            or self.task.split("/")[-1] == "arenahard"
-        )
+        """Whether the log holds judge games: our task, scored (or still running) by a game scorer."""
+        scored = any(s.split("/")[-1] in GAME_SCORERS for s in self.scorers)
+        return self.is_ours and (scored or self.task.split("/")[-1] in OUR_TASKS)
+
+    def skip_reason(self) -> str:
+        """Why a log that is not a judge log is skipped."""
+        if any(s.split("/")[-1] in GAME_SCORERS for s in self.scorers):
+            return (
+                f"task {self.task} is not an arenahard task (a scorer of that name, but no "
+                "arenahard_version metadata)"
+            )
+        return f"task {self.task} has no {SCORER} scores"
 
 
 def read_header(path: str) -> Header:
@@ -144,28 +245,52 @@ def read_header(path: str) -> Header:
             member = "header.json" if "header.json" in names else "_journal/start.json"
             raw = _loads(archive.read(member))
     else:
-        raw = read_eval_log(path, header_only=True).model_dump(exclude_none=True)
+        try:
+            raw = read_eval_log(path, header_only=True).model_dump(exclude_none=True)
+        except DAMAGED:  # NaN/Infinity or a field Inspect's model refuses: the plain JSON
+            with open_binary(path) as handle:
+                raw = _loads(handle.read())
+    if not isinstance(raw, dict) or not isinstance(raw.get("eval"), dict):
+        raise ValueError("no 'eval' header")
     spec = raw["eval"]
     roles = {name: _role_models(cfg) for name, cfg in (spec.get("model_roles") or {}).items()}
     results = raw.get("results") or {}
     scores = results.get("scores") or []
     status = raw.get("status", "started")
+    task_args = spec.get("task_args") or {}
     return Header(
         task=spec["task"],
         model=spec["model"],
         created=spec["created"],
         status=status,
-        task_args=spec.get("task_args") or {},
+        task_args=task_args,
         roles=roles,
-        scorers=tuple(str(s.get("scorer") or s.get("name")) for s in scores),
+        scorers=tuple(str(s.get("scorer") or s.get("name")) for s in scores)
+        or tuple(str(s.get("name")) for s in spec.get("scorers") or []),
         complete=status == "success"
         and results.get("completed_samples") == results.get("total_samples"),
         completed=str((raw.get("stats") or {}).get("completed_at") or ""),
         modified=local_mtime(path),
-        version=(spec.get("metadata") or {}).get("arenahard_version")
-        or (spec.get("task_args") or {}).get("version"),
+        version=(spec.get("metadata") or {}).get("arenahard_version") or task_args.get("version"),
+        registry_name=str(spec.get("task_registry_name") or ""),
+        settings=_settings(spec, task_args, roles),
         adaptive=header_adaptive(spec, scores),
     )
+
+
+def _settings(spec: dict[str, Any], task_args: dict[str, Any], roles: dict[str, str]) -> str:
+    """The run's verdict-changing settings: the game scorer's options that change a verdict, and
+    whether judges saw a reference answer."""
+    options: dict[str, Any] | None = None
+    for scorer in spec.get("scorers") or []:
+        if str(scorer.get("name", "")).split("/")[-1] == SCORER:
+            options = scorer.get("options") or {}
+    if options is None:  # imported, or another protocol (battles): its settings are unknown
+        return "{}"
+    chosen = {k: options.get(k) for k in VERDICT_SETTINGS}
+    reference = task_args.get("reference") or roles.get("reference")
+    chosen["reference"] = None if reference is None else str(reference)
+    return json.dumps(chosen, sort_keys=True, default=str)
 
 
 def _role_models(cfg: Any) -> str:
@@ -176,37 +301,30 @@ def _role_models(cfg: Any) -> str:
 
 
 def select_runs(paths: Sequence[str | Path]) -> tuple[list[tuple[str, Header]], LogGames]:
-    """Headers of the judge logs to read, newest complete run per key."""
+    """Headers of every judge log under ``paths``, oldest first (a later run's judgment of a game
+    replaces an earlier one's); other files are listed in ``ignored`` (bookkeeping: silently)."""
     result = LogGames()
-    latest: dict[str, tuple[str, Header]] = {}
+    found: list[tuple[str, Header]] = []
     for path in log_files(paths):
+        if PurePosixPath(path).name in BOOKKEEPING:
+            continue
         try:
             header = read_header(path)
         except DAMAGED as ex:
-            result.ignored.append((path, f"not a readable Inspect log ({type(ex).__name__}: {ex})"))
+            result.ignored.append((path, f"not a readable Inspect log ({_brief(ex)})"))
             continue
         if not header.is_judge_log:
-            result.ignored.append((path, f"task {header.task} has no {SCORER} scores"))
+            result.ignored.append((path, header.skip_reason()))
             continue
-        key = header.run_key
-        if key in latest:
-            newer, older = _prefer((path, header), latest[key])
-            latest[key] = newer
-            result.superseded.append((_run(*older), _run(*newer)))
-        else:
-            latest[key] = (path, header)
-    return list(latest.values()), result
+        found.append((path, header))
+    found.sort(key=lambda item: (item[1].recency, item[0]))
+    return found, result
 
 
-def _prefer(
-    a: tuple[str, Header], b: tuple[str, Header]
-) -> tuple[tuple[str, Header], tuple[str, Header]]:
-    """(kept, dropped): complete runs beat incomplete ones, then the newer one wins."""
-
-    def rank(item: tuple[str, Header]) -> tuple[bool, str, str, float]:
-        return item[1].complete, item[1].created, item[1].completed, item[1].modified
-
-    return (a, b) if rank(a) >= rank(b) else (b, a)
+def _brief(ex: BaseException) -> str:
+    """An exception in one line (pydantic errors span many)."""
+    text = " ".join(str(ex).split())
+    return f"{type(ex).__name__}: {text[:200]}{'…' if len(text) > 200 else ''}"
 
 
 def _run(path: str, header: Header) -> Run:
@@ -220,39 +338,86 @@ def _run(path: str, header: Header) -> Run:
     )
 
 
+def game_key(game: GameRecord) -> tuple[Any, ...]:
+    """A judgment's identity: the same game judged again has the same key."""
+    return (
+        game["model"], game["baseline"], game["judge"], game["question_id"],
+        game.get("epoch") or 1, game["game"], game.get("protocol") or SCORER,
+    )  # fmt: skip
+
+
 def read_games(paths: Sequence[str | Path]) -> LogGames:
-    """Game records from every arenahard judge log under ``paths``."""
+    """Game records from every arenahard judge log under ``paths``, each game counted once."""
     selected, result = select_runs(paths)
+    kept: dict[tuple[Any, ...], tuple[GameRecord, Run]] = {}
     for path, header in selected:
         run = _run(path, header)
+        result.runs.append(run)
         try:
-            summaries = raw_summaries(path)
+            summaries = raw_summaries(path, run.damaged)
         except DAMAGED as ex:
-            result.ignored.append(
-                (path, f"damaged log, samples unreadable ({type(ex).__name__}: {ex})")
-            )
+            result.runs.pop()
+            result.ignored.append((path, f"damaged log, samples unreadable ({_brief(ex)})"))
             continue
         for summary in summaries:
-            score = find_score(summary.get("scores"), *GAME_SCORERS)
-            if score is None or not score.get("metadata"):
+            found = _sample_games(path, header, summary, run)
+            if found is None:
                 run.failed_samples += 1
                 continue
-            metadata = score["metadata"]
-            if metadata.get(SKIPPED):
+            if found is SKIPPED_SAMPLE:
                 run.skipped_samples += 1
                 continue
-            if any(
-                isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
-                for k in ("games", "style")
-            ):
-                full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
-                metadata = getattr(find_score(full.scores, *GAME_SCORERS), "metadata", None) or {}
-            games = list(_games(summary["id"], summary["epoch"], header, metadata, path))
             run.samples += 1
-            run.games += len(games)
-            result.games += games
-        result.runs.append(run)
+            run.games += len(found)
+            for game in found:
+                key = game_key(game)
+                if key in kept:
+                    old = kept[key][1]
+                    old.replaced += 1
+                    pair = (old.path, run.path)
+                    result.replaced_by[pair] = result.replaced_by.get(pair, 0) + 1
+                kept[key] = (game, run)
+    result.games = [kept[key][0] for key in sorted(kept, key=_sortable)]
     return result
+
+
+def _sortable(key: tuple[Any, ...]) -> tuple[str, ...]:
+    """Games in one canonical order whatever the logs' layout (bootstraps then agree)."""
+    return tuple(f"{v:>12}" if isinstance(v, int) else str(v) for v in key)
+
+
+SKIPPED_SAMPLE: list[GameRecord] = []
+"""What :func:`_sample_games` returns for a sample adaptive judging skipped (compared by identity)."""
+
+
+def _sample_games(
+    path: str, header: Header, summary: dict[str, Any], run: Run
+) -> list[GameRecord] | None:
+    """The games of one sample summary, None when it has no judge score, or
+    :data:`SKIPPED_SAMPLE` when adaptive judging did not need it."""
+    score = find_score(summary.get("scores"), *GAME_SCORERS)
+    if not isinstance(score, dict) or not score.get("metadata"):
+        return None
+    metadata = score["metadata"]
+    if metadata.get(SKIPPED):
+        return SKIPPED_SAMPLE
+    if any(
+        isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
+        for k in ("games", "style")
+    ):
+        try:
+            full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
+        except DAMAGED as ex:
+            run.damaged.append(f"sample {summary['id']} epoch {summary['epoch']} ({_brief(ex)})")
+            return None
+        metadata = getattr(find_score(full.scores, *GAME_SCORERS), "metadata", None) or {}
+    protocol = next(
+        (n.split("/")[-1] for n in summary.get("scores") or {} if n.split("/")[-1] in GAME_SCORERS),
+        SCORER,
+    )
+    games = list(_games(summary["id"], summary["epoch"], header, metadata, path, protocol))
+    run.unparsed += sum(not g["parsed"] for g in games)
+    return games
 
 
 def no_games_error(result: LogGames, paths: Sequence[str | Path]) -> UserError:
@@ -264,6 +429,12 @@ def no_games_error(result: LogGames, paths: Sequence[str | Path]) -> UserError:
         return UserError(
             f"no arenahard judge logs in {where} ({len(result.ignored)} other or damaged logs listed above)"
         )
+    unparsed = sum(not g.get("parsed", True) for g in result.games)
+    if result.games:
+        return UserError(
+            f"no judged games ({unparsed} unparsed) in {where}: no judge reply had a verdict label "
+            "(see `inspect view`)"
+        )
     samples = sum(run.failed_samples for run in result.runs)
     return UserError(
         f"the arenahard logs in {where} hold no judged games: all {samples} samples are failed or unscored "
@@ -271,36 +442,102 @@ def no_games_error(result: LogGames, paths: Sequence[str | Path]) -> UserError:
     )
 
 
-def raw_summaries(path: str) -> list[dict[str, Any]]:
-    """Sample summaries as plain dicts (``id``, ``epoch``, ``scores`` …), latest per sample."""
-    if path.endswith(".eval"):
+def check_settings(games: Sequence[GameRecord], pool: bool = False) -> list[str]:
+    """The verdict-changing settings on which ``games`` differ (empty when they agree).
+
+    A setting a run does not record (imported judgments, older logs) is unknown and differs from
+    nothing. Differing settings are refused with one line naming the setting and a run of each value,
+    unless ``pool``: then the names are returned so that every output can label the pooling.
+    """
+    by_settings: dict[str, str] = {}
+    for game in games:
+        by_settings.setdefault(game.get("settings") or "{}", game.get("log", "records"))
+    if len(by_settings) < 2:
+        return []
+    parsed = {text: json.loads(text) for text in by_settings}
+    keys = sorted({k for d in parsed.values() for k in d})
+    differing = [k for k in keys if len({json.dumps(d[k]) for d in parsed.values() if k in d}) > 1]
+    if pool or not differing:
+        return differing
+    detail = "; ".join(
+        f"{k}: "
+        + ", ".join(
+            f"{parsed[t][k]!r} in {log}" for t, log in by_settings.items() if k in parsed[t]
+        )
+        for k in differing
+    )
+    raise UserError(
+        f"games judged under different settings are not pooled ({detail}); rank them apart, "
+        "re-judge, or pass --pool-settings to pool them (outputs are then labelled)"
+    )
+
+
+def raw_summaries(path: str, damaged: list[str] | None = None) -> list[dict[str, Any]]:
+    """Sample summaries as plain dicts (``id``, ``epoch``, ``scores`` …), latest per sample.
+
+    A damaged ``summaries.json`` (or journal part) falls back to the sample members, each read
+    on its own; the names of the members that could not be read are added to ``damaged``.
+    """
+    if not path.endswith(".eval"):
         try:
-            with open_archive(path) as archive:
-                names = set(archive.namelist())
-                if "summaries.json" in names:
-                    parts = [_loads(archive.read("summaries.json"))]
-                else:  # an unfinished run: only the journal exists, in write order
-                    journal = sorted(
-                        (
-                            n
-                            for n in names
-                            if n.startswith("_journal/summaries/") and n.endswith(".json")
-                        ),
-                        key=lambda n: int(Path(n).stem) if Path(n).stem.isdigit() else 0,
-                    )
-                    parts = [_loads(archive.read(n)) for n in journal]
-            latest = {(s["id"], s["epoch"]): s for part in parts for s in part}
-            return list(latest.values())
-        except (
-            zipfile.BadZipFile,
-            KeyError,
-            ValueError,
-            NotImplementedError,
-            zlib.error,
-            ZstdError,
-        ):
-            pass  # unexpected layout or a damaged member: let Inspect's reader decide
-    return [s.model_dump() for s in read_eval_log_sample_summaries(path)]
+            return [s.model_dump() for s in read_eval_log_sample_summaries(path)]
+        except DAMAGED:  # NaN/Infinity in a .json log: its plain JSON has the samples
+            with open_binary(path) as handle:
+                return list(_latest(_loads(handle.read()).get("samples") or []))
+    with open_archive(path) as archive:
+        names = archive.namelist()
+        if "summaries.json" in names:
+            sources = ["summaries.json"]
+        else:  # an unfinished run: only the journal exists, in write order
+            sources = sorted(
+                (n for n in names if n.startswith("_journal/summaries/") and n.endswith(".json")),
+                key=lambda n: int(Path(n).stem) if Path(n).stem.isdigit() else 0,
+            )
+        try:
+            parts = [_loads(archive.read(n)) for n in sources]
+            return list(_latest(s for part in parts for s in part))
+        except DAMAGED as ex:
+            if damaged is not None:
+                damaged.append(f"{sources[-1] if sources else 'summaries'} ({_brief(ex)})")
+        return list(_latest(_members(archive, damaged)))
+
+
+def _latest(samples: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    """The last record of each (id, epoch): a journal may hold a sample more than once."""
+    latest = {(s["id"], s["epoch"]): s for s in samples if isinstance(s, dict)}
+    return iter(latest.values())
+
+
+def _members(archive: zipfile.ZipFile, damaged: list[str] | None) -> Iterator[dict[str, Any]]:
+    """Every readable sample member of an archive; unreadable ones are named in ``damaged``."""
+    for name in archive.namelist():
+        if not (name.startswith("samples/") and name.endswith(".json")):
+            continue
+        try:
+            sample = _loads(archive.read(name))
+            if not isinstance(sample, dict) or "id" not in sample or "epoch" not in sample:
+                raise ValueError("not a sample record")
+        except DAMAGED as ex:
+            if damaged is not None:
+                damaged.append(f"{name} ({_brief(ex)})")
+            continue
+        yield sample
+
+
+def sample_records(path: str, damaged: list[str]) -> Iterator[dict[str, Any]]:
+    """Every sample of a log in full (input, output, scores) as a plain dict; members that cannot
+    be read are named in ``damaged`` (the audit reads answers this way)."""
+    if path.endswith(".eval"):
+        with open_archive(path) as archive:
+            yield from _members(archive, damaged)
+        return
+    try:
+        log = read_eval_log(path)
+        samples: list[dict[str, Any]] = [s.model_dump() for s in log.samples or []]
+    except DAMAGED:
+        with open_binary(path) as handle:
+            samples = list(_loads(handle.read()).get("samples") or [])
+    yield from samples
 
 
 def find_score(scores: dict[str, Any] | None, *names: str) -> Any:
@@ -312,7 +549,12 @@ def find_score(scores: dict[str, Any] | None, *names: str) -> Any:
 
 
 def _games(
-    sample_id: Any, epoch: int, header: Header, metadata: dict[str, Any], log: str
+    sample_id: Any,
+    epoch: int,
+    header: Header,
+    metadata: dict[str, Any],
+    log: str,
+    protocol: str = SCORER,
 ) -> Iterable[GameRecord]:
     where = f"{log}: sample {sample_id} (epoch {epoch}): score metadata"
     games = metadata.get("games", [])
@@ -321,6 +563,13 @@ def _games(
     baseline = metadata.get("baseline")
     if not isinstance(baseline, str):
         raise ValueError(f"{where}: field 'baseline' (the baseline model) is missing")
+    weight = metadata.get("strong_weight", STRONG_WEIGHT)
+    settings = header.settings
+    if "neutralisation" in metadata:  # the rules that rewrote the answers the judge saw
+        settings = json.dumps(
+            {**json.loads(settings or "{}"), "neutralisation": metadata["neutralisation"]},
+            sort_keys=True,
+        )
     for k, game in enumerate(games):
         check_game(game, f"{where} games[{k}]", SCORED_GAME_FIELDS)
         yield {
@@ -337,4 +586,7 @@ def _games(
             "parsed": bool(game["parsed"]),
             "style": metadata.get("style"),
             "version": header.version,
+            "protocol": protocol,
+            "strong_weight": int(weight) if float(weight).is_integer() else weight,
+            "settings": settings,
         }

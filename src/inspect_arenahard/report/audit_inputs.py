@@ -8,17 +8,23 @@ reads summaries), with Inspect's reader as the fallback for ``.json`` logs.
 
 from __future__ import annotations
 
-import json
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
-from inspect_arenahard.files.storage import open_archive
-from inspect_arenahard.logs.reader import GAME_SCORERS, find_score, log_files, select_runs
+from inspect_arenahard.logs.reader import (
+    DAMAGED,
+    GAME_SCORERS,
+    find_score,
+    log_files,
+    sample_records,
+    select_runs,
+)
 from inspect_arenahard.report.audit_checks import AuditedAnswer, ModelAudit, Thresholds, audit_model
 
 PROBE_TASK = "arenahard_probes"
@@ -70,19 +76,6 @@ def _input_text(value: Any) -> str:
     )
 
 
-def _raw_samples(path: str) -> Iterable[dict[str, Any]]:
-    """Every sample of a log as a plain dict (the latest epoch record per member)."""
-    if path.endswith(".eval"):
-        with open_archive(path) as archive:
-            for name in archive.namelist():
-                if name.startswith("samples/") and name.endswith(".json"):
-                    yield json.loads(archive.read(name))
-        return
-    log = read_eval_log(path)
-    for sample in log.samples or []:
-        yield sample.model_dump()
-
-
 def _sample(raw: dict[str, Any]) -> tuple[str | None, AuditedAnswer]:
     """(model named by the judge score, the audit sample) of one raw sample record."""
     score = find_score(raw.get("scores"), *GAME_SCORERS) or {}
@@ -104,14 +97,36 @@ def _sample(raw: dict[str, Any]) -> tuple[str | None, AuditedAnswer]:
 def read_model_samples(
     paths: Sequence[str | Path],
 ) -> tuple[dict[str, list[AuditedAnswer]], list[str]]:
-    """Audit samples per model from every judge log under ``paths`` (latest run per key), and notes."""
+    """Audit samples per model from every judge log under ``paths``, and notes.
+
+    Like the leaderboard, each answer counts once: a sample (model, prompt id, epoch) answered in
+    several runs is taken from the latest; replaced answers, damaged members and skipped files
+    are named in the notes.
+    """
     selected, skipped = select_runs(paths)
-    by_model: dict[str, list[AuditedAnswer]] = {}
+    latest: dict[tuple[str, str, int], AuditedAnswer] = {}
+    replaced: dict[str, int] = {}
+    notes: list[str] = []
     for path, header in selected:
-        for raw in _raw_samples(path):
-            model, sample = _sample(raw)
-            by_model.setdefault(model or header.model, []).append(sample)
-    notes = [f"superseded: {old.path} replaced by {new.path}" for old, new in skipped.superseded]
+        damaged: list[str] = []
+        try:
+            for raw in sample_records(path, damaged):
+                model, sample = _sample(raw)
+                key = (model or header.model, str(raw.get("id")), int(raw.get("epoch") or 1))
+                if key in latest:
+                    replaced[path] = replaced.get(path, 0) + 1
+                latest[key] = sample
+        except DAMAGED as ex:
+            notes.append(f"ignored {path}: damaged log, samples unreadable ({type(ex).__name__})")
+        if damaged:
+            notes.append(
+                f"partly read {path}: {len(damaged)} damaged members skipped ({', '.join(damaged)})"
+            )
+    by_model: dict[str, list[AuditedAnswer]] = {}
+    for (model, _, _), sample in sorted(latest.items(), key=lambda item: item[0]):
+        by_model.setdefault(model, []).append(sample)
+    notes += [f"replaced: {n} answers re-judged in newer {path}" for path, n in replaced.items()]
+    notes += [f"ignored {path}: {reason}" for path, reason in skipped.ignored]
     return by_model, notes
 
 
@@ -187,5 +202,10 @@ def audit_answers(
 
 
 def model_flags(paths: Sequence[str | Path]) -> dict[str, list[str]]:
-    """Flags per model for the leaderboard's ``flags`` column."""
-    return {m.model: m.flags for m in audit_logs(paths, probes=False).models}
+    """Flags per model for the leaderboard's ``flags`` column; sample members the audit could
+    not read are named on stderr (the ranking itself reads the summaries)."""
+    report = audit_logs(paths, probes=False)
+    for note in report.notes:
+        if note.startswith("partly read"):
+            print(f"audit: {note}", file=sys.stderr)
+    return {m.model: m.flags for m in report.models}

@@ -398,34 +398,21 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
                 yield json.loads(event.model_dump_json(exclude_none=True))
 
 
-def sample_counts(path: str) -> tuple[int, int]:
-    """(samples answered and judged, samples adaptive judging skipped) of one log."""
-    from inspect_arenahard.evaluate.adaptive import SKIPPED
-    from inspect_arenahard.logs.reader import GAME_SCORERS, find_score, raw_summaries
-
-    judged = skipped = 0
-    for summary in raw_summaries(path):
-        score = find_score(summary.get("scores"), *GAME_SCORERS) or {}
-        if (score.get("metadata") or {}).get(SKIPPED):
-            skipped += 1
-        elif not summary.get("error"):
-            judged += 1
-    return judged, skipped
-
-
 def log_costs(
     paths: Sequence[str | Path], prices: Mapping[str, tuple[float, float]] | None = None
 ) -> CostReport:
-    """Usage of the judge runs under ``paths`` that a leaderboard uses (newest complete per key),
-    and of the re-runs it set aside."""
-    from inspect_arenahard.logs.reader import select_runs
+    """Usage of the judge runs under ``paths`` that a leaderboard uses (those with at least one
+    game no newer run re-judged), and of the re-runs it set aside entirely."""
+    from inspect_arenahard.logs.reader import read_games
 
     table = PRICES if prices is None else {**PRICES, **prices}
-    selected, result = select_runs(paths)
+    result = read_games(paths)
     report = CostReport()
-    report.runs = [run_cost(path, header.model, table) for path, header in selected]
-    for run, (path, header) in zip(report.runs, selected):
-        if header.adaptive is not None:
-            run.judged_samples, run.skipped_samples = sample_counts(path)
+    report.runs = []
+    for run in result.kept_runs:
+        cost = run_cost(run.path, run.model, table)
+        if run.adaptive is not None:
+            cost.judged_samples, cost.skipped_samples = run.samples, run.skipped_samples
+        report.runs.append(cost)
     report.superseded = [run_cost(old.path, old.model, table) for old, _ in result.superseded]
     return report

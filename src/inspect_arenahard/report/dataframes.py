@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from inspect_arenahard.stats.battles import STYLE_COLUMNS, from_games, style_vector
+from inspect_arenahard.stats.battles import STYLE_COLUMNS, from_games, records_weight, style_vector
 from inspect_arenahard.stats.game_record import GameRecord
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
+from inspect_arenahard.stats.verdict_points import weighted_points
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,7 +54,7 @@ def _read(logs: LogPaths | None) -> tuple[list[GameRecord], list[str]]:
     return result.games, result.notes()
 
 
-def games_df(logs: LogPaths | None = None, strong_weight: float = STRONG_WEIGHT) -> pd.DataFrame:
+def games_df(logs: LogPaths | None = None, strong_weight: int | None = None) -> pd.DataFrame:
     """One row per judged game of the arenahard judge logs under ``logs`` (default: ``INSPECT_LOG_DIR``)."""
     games, notes = _read(logs)
     frame = games_frame(games, strong_weight)
@@ -63,16 +63,18 @@ def games_df(logs: LogPaths | None = None, strong_weight: float = STRONG_WEIGHT)
 
 
 def games_frame(
-    games: Sequence[Mapping[str, Any]], strong_weight: float = STRONG_WEIGHT
+    games: Sequence[Mapping[str, Any]], strong_weight: int | None = None
 ) -> pd.DataFrame:
-    """``games_df`` of game records already read (the log reader's contract)."""
+    """``games_df`` of game records already read (the log reader's contract); ``strong_weight``
+    None is the records' own (``stats.battles.records_weight``)."""
     import pandas as pd
 
+    weight_of_records = records_weight(games) if strong_weight is None else strong_weight
     rows = []
     for g in games:
         parsed = bool(g["parsed"]) and g["label"] is not None
         points, weight = (
-            weighted_points(g["label"], g["model_position"], strong_weight)
+            weighted_points(g["label"], g["model_position"], weight_of_records)
             if parsed
             else (np.nan, 1.0)
         )
@@ -91,7 +93,7 @@ def _style(features: Any) -> tuple[float, ...]:
     return style_vector(features) if features else (np.nan,) * len(STYLE_COLUMNS)
 
 
-def battles_df(logs: LogPaths | None = None, strong_weight: float = STRONG_WEIGHT) -> pd.DataFrame:
+def battles_df(logs: LogPaths | None = None, strong_weight: int | None = None) -> pd.DataFrame:
     """One row per battle as the leaderboard fits them: ``model_a`` (shown first) against
     ``model_b``, ``winner`` (model_a, model_b, tie; None when unparsed), ``points_a``, ``weight``
     (a strong verdict counts ``strong_weight`` battles), question, category, judge and style."""

@@ -201,13 +201,18 @@ class _Columns:
         )
 
 
-def from_games(games: Iterable[Mapping[str, Any]], strong_weight: float = STRONG_WEIGHT) -> Battles:
+def from_games(games: Iterable[Mapping[str, Any]], strong_weight: int | None = None) -> Battles:
     """Battles from judge game records (:class:`inspect_arenahard.stats.game_record.GameRecord`).
 
     Each game is one row with the model at position A as ``a``; a strong verdict weighs
-    ``strong_weight``. Unparsed games (``parsed`` false or no label) and games of a model against
-    itself (no information) are kept with NaN points: excluded from fits, counted per model.
+    ``strong_weight``, by default the records' own ``strong_weight`` (the weight the judge
+    scorer scored with; records without one weigh :data:`STRONG_WEIGHT`). Records with different
+    weights are refused unless ``strong_weight`` says which to use. Unparsed games (``parsed``
+    false or no label) and games of a model against itself (no information) are kept with NaN
+    points: excluded from fits, counted per model.
     """
+    games = list(games)
+    weight_of_records = strong_weight if strong_weight is not None else records_weight(games)
     columns = _Columns()
     for i, game in enumerate(games):
         where = f"game record {i}"
@@ -223,7 +228,7 @@ def from_games(games: Iterable[Mapping[str, Any]], strong_weight: float = STRONG
         model_a, model_b = (model, baseline) if position == "A" else (baseline, model)
         points, weight = np.nan, 1.0
         if label is not None and game.get("parsed", True) and model != baseline:
-            weighted, weight = weighted_points(label, "A", strong_weight)
+            weighted, weight = weighted_points(label, "A", weight_of_records)
             points = weighted / weight
         style_a, style_b = _game_style(game.get("style"), position, where)
         columns.add(
@@ -231,6 +236,25 @@ def from_games(games: Iterable[Mapping[str, Any]], strong_weight: float = STRONG
             game.get("version"), int(game.get("epoch") or 1),
         )  # fmt: skip
     return columns.build()
+
+
+def records_weight(games: Sequence[Mapping[str, Any]]) -> float:
+    """The strong weight the records were scored with; different weights are an error naming a
+    log of each (pass an explicit weight to rank them under one)."""
+    found: dict[float, str] = {}
+    for game in games:
+        if isinstance(game, Mapping):
+            weight = game.get("strong_weight")
+            found.setdefault(
+                STRONG_WEIGHT if weight is None else float(weight), str(game.get("log", "records"))
+            )
+    if len(found) > 1:
+        detail = ", ".join(f"{w:g} in {log}" for w, log in sorted(found.items()))
+        raise ValueError(
+            f"games scored with different strong weights ({detail}); pass --strong-weight to rank "
+            "them under one weight"
+        )
+    return next(iter(found), float(STRONG_WEIGHT))
 
 
 def _game_style(

@@ -45,6 +45,16 @@ class GameRecord(_RecordCore, total=False):
     """Arena-Hard version of the run (picks the official scoring rules)."""
     log: str
     """The log file the game was read from."""
+    protocol: str
+    """The scorer that judged it (``pairwise_judge``, ``autoarena_committee``): part of a game's
+    identity (:func:`inspect_arenahard.logs.reader.game_key`)."""
+    strong_weight: int
+    """Battles a strong (``>>``) verdict counts for, as the judge scorer scored it; ranking uses
+    it unless told otherwise and refuses games with different weights."""
+    settings: str
+    """The run's verdict-changing judge settings as canonical JSON (template, temperature,
+    max tokens, reference, neutralisation rules …): games with different settings are not pooled
+    silently (:func:`inspect_arenahard.logs.reader.check_settings`)."""
 
 
 RECORD_FIELDS: tuple[str, ...] = tuple(_RecordCore.__annotations__)

@@ -25,7 +25,6 @@ from inspect_arenahard.stats.leaderboard import (
 from inspect_arenahard.stats.reference_comparison import MIN_MODELS, compare_with_reference
 from inspect_arenahard.stats.score_tables import align_models, leaderboard_scores
 from inspect_arenahard.stats.style_control import Anchor, parse_features
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 DISPUTED_SHOWN = 60
 """Disputed games listed on the page (the total is always stated)."""
@@ -46,7 +45,8 @@ class Options:
     rounds: int = 100
     seed: int = 0
     ci: float = 0.95
-    strong_weight: float = STRONG_WEIGHT
+    strong_weight: int | None = None
+    """None: the weight the records were scored with (``stats.battles.from_games``)."""
     reference: Path | None = None
     name_map: Path | None = None
     prices: Path | None = None
@@ -116,11 +116,12 @@ class Report:
 
 def build(logs: Sequence[str], options: Options) -> Report:
     """Read the logs and compute every section; no games at all is an error."""
-    from inspect_arenahard.logs.reader import no_games_error, read_games
+    from inspect_arenahard.logs.reader import check_settings, no_games_error, read_games
 
     result = read_games(logs)
-    if not result.games:
+    if not any(g.get("parsed", True) for g in result.games):
         raise no_games_error(result, logs)
+    check_settings(result.games)
     battles = from_games(result.games, options.strong_weight).where(
         judges=options.judges, category=options.category
     )
@@ -136,7 +137,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
     boards = _boards(battles, options)
     report = Report(
         logs=list(logs),
-        notes=result.notes(),
+        notes=[result.summary(), *result.notes()],
         boards=boards,
         models=_models(games, costs),
         costs=costs,
