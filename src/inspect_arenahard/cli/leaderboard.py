@@ -9,7 +9,6 @@ from typing import Any
 
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
-    add_ci_argument,
     add_cost_arguments,
     add_ranking_arguments,
     output_file,
@@ -20,18 +19,16 @@ from inspect_arenahard.costs import CostReport, format_cost, format_costs, log_c
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.leaderboard_output import format_tables, plot_forest, write_csv, write_json
 from inspect_arenahard.records import GameRecord
-from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
-from inspect_arenahard.stats.combined import combine, prompts_per_category
-from inspect_arenahard.stats.leaderboard import CI_METHODS, leaderboards
-from inspect_arenahard.verdicts import STRONG_WEIGHT
+from inspect_arenahard.stats.battles import Battles, read_battles_jsonl
+from inspect_arenahard.stats.ranking import rank
 
 EXAMPLES = """examples:
   arenahard leaderboard logs/
   arenahard leaderboard logs/ --judge openai/gpt-4.1 --category hard_prompt
-  arenahard leaderboard logs/ --style-control length,markdown --rounds 1000 --plot lb.png
+  arenahard leaderboard logs/ --style-control length,markdown --plot lb.png
   arenahard leaderboard logs/ --style-control length,markdown --style-anchor equal
   arenahard leaderboard --battles battles.jsonl --baseline gpt-4-0314 --json lb.json
-  arenahard leaderboard logs/ --ci-method sandwich              # one fit, prompt-clustered CIs
+  arenahard leaderboard logs/ --ci-method official --rounds 100  # the published (too narrow) CI
 """
 
 
@@ -40,7 +37,8 @@ def register(subparsers: Any) -> None:
         "leaderboard",
         help="rank models from judge logs or a battle file",
         description="Rank models by their judged battles against the baseline: Bradley–Terry "
-        "(Arena-Hard v0.1) or mean score (v2.0), with bootstrap confidence intervals. "
+        "(Arena-Hard v0.1) or mean score (v2.0), with prompt-clustered confidence intervals "
+        "(--ci-method official: the published row bootstrap). "
         "Scores are percent against the baseline (the baseline is 50).",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -54,22 +52,7 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="JSONL of {question_id, model_a, model_b, winner} rows instead of logs",
     )
-    parser.add_argument(
-        "--baseline", help="anchor model (default: the baseline the judge records name)"
-    )
     add_ranking_arguments(parser)
-    parser.add_argument(
-        "--ci-method", choices=CI_METHODS, default="bootstrap",
-        help="bootstrap: percentile intervals over --rounds resamples (default); sandwich: cluster-robust "
-        "intervals clustered by prompt from one fit (--method bt)",
-    )  # fmt: skip
-    add_ci_argument(parser)
-    parser.add_argument(
-        "--strong-weight",
-        type=float,
-        default=None,
-        help=f"battles a strong (>>) verdict counts for (default {STRONG_WEIGHT}; logs only)",
-    )
     parser.add_argument(
         "--json", type=output_file, metavar="FILE", help="write the rows as JSON records"
     )
@@ -87,15 +70,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    battles = _load(args).where(judges=args.judge, category=args.category)
-    tables = leaderboards(battles, args.baseline, ci_method=args.ci_method, **ranking_options(args))
-    per_category = [t for t in tables if t.category is not None]
-    left_out: list[str] = []
-    if (
-        len(per_category) == len(tables) > 1
-    ):  # categories with their own baselines (v2.0), so no pooled table
-        combined, left_out = combine(per_category, prompts_per_category(battles), seed=args.seed)
-        tables = [*tables, combined]
+    options = ranking_options(args)
+    ranking = rank(_load(args), options)
+    tables, left_out = ranking.tables, ranking.left_out
     columns, extra, costs = _model_columns(
         args, {row.model for table in tables for row in table.rows}
     )
@@ -153,7 +130,8 @@ def _costs(args: argparse.Namespace) -> CostReport | None:
     return log_costs(args.logs, read_prices(args.prices) if args.prices else None)
 
 
-def _load(args: argparse.Namespace) -> Battles:
+def _load(args: argparse.Namespace) -> Battles | list[GameRecord]:
+    """The battle file's battles, or the logs' game records (weighted by the ranking service)."""
     if bool(args.logs) == bool(args.battles):
         raise UserError("give LOG paths or --battles FILE (one of the two)")
     if args.battles:
@@ -162,8 +140,7 @@ def _load(args: argparse.Namespace) -> Battles:
                 "--strong-weight applies to judge logs; battle files already repeat strong verdicts"
             )
         return read_battles_jsonl(args.battles)
-    games = read_log_games(args.logs)
-    return from_games(games, STRONG_WEIGHT if args.strong_weight is None else args.strong_weight)
+    return read_log_games(args.logs)
 
 
 def read_log_games(paths: list[str]) -> list[GameRecord]:

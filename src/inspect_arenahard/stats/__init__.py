@@ -14,6 +14,7 @@ __all__ = [
     "leaderboard",
     "power",
     "quality",
+    "ranking",
     "reference_comparison",
     "sandwich",
     "style_control",
