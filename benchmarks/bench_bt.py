@@ -151,15 +151,17 @@ def main() -> None:
     )
 
     ours100, table = measure(
-        "ours: BT, 100 rounds", lambda: leaderboard(battles, rounds=100, seed=1)
+        "ours: BT, 100 rounds",
+        lambda: leaderboard(battles, rounds=100, seed=1, ci_method="official"),
     )
     ours1000, _ = measure(
-        "ours: BT, 1000 rounds", lambda: leaderboard(battles, rounds=1000, seed=1)
+        "ours: BT, 1000 rounds",
+        lambda: leaderboard(battles, rounds=1000, seed=1, ci_method="official"),
     )
     style = ("length", "header", "list", "bold")
     style100, _ = measure(
         "ours: BT + style control, 100 rounds",
-        lambda: leaderboard(battles, style=style, rounds=100, seed=1),
+        lambda: leaderboard(battles, style=style, rounds=100, seed=1, ci_method="official"),
     )
 
     a, b, points = expanded_rows(battles)

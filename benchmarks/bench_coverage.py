@@ -58,12 +58,16 @@ UNPARSED = 0.02
 def label_probabilities(eta: np.ndarray) -> np.ndarray:
     """P(label) for latent advantages ``eta`` (…, 5): the ordinal logistic model."""
     cdf = expit(CUTS - eta[..., None])  # P(latent < cut)
-    return np.diff(np.concatenate([np.zeros_like(cdf[..., :1]), cdf, np.ones_like(cdf[..., :1])], -1), axis=-1)
+    return np.diff(
+        np.concatenate([np.zeros_like(cdf[..., :1]), cdf, np.ones_like(cdf[..., :1])], -1), axis=-1
+    )
 
 
 def expected(eta: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]:
     """(E[weight · points], E[weight]) of one game with advantage ``eta`` + u, u ~ N(0, τ²)."""
-    probs = np.einsum("...kl,k->...l", label_probabilities(eta[..., None] + tau * NODES), NODE_WEIGHTS)
+    probs = np.einsum(
+        "...kl,k->...l", label_probabilities(eta[..., None] + tau * NODES), NODE_WEIGHTS
+    )
     return probs @ (WEIGHT * POINTS), probs @ WEIGHT
 
 
@@ -137,7 +141,10 @@ V2_PROMPTS = {"hard_prompt": 500, "creative_writing": 250}
 def v2(rng: np.random.Generator, tau: float) -> Sim:
     """Two categories with their own baselines (hard: base_h, creative: base_c) and strengths."""
     models = ["base_c", "base_h", *(f"m{i}" for i in range(8))]
-    thetas = {"hard_prompt": np.linspace(-1.5, 1.0, 8), "creative_writing": np.linspace(1.0, -0.5, 8)}
+    thetas = {
+        "hard_prompt": np.linspace(-1.5, 1.0, 8),
+        "creative_writing": np.linspace(1.0, -0.5, 8),
+    }
     parts, truth, offset = [], {}, 0
     for category, (baseline, prompts) in zip(thetas, ((1, 500), (0, 250))):
         g = star_games(rng, thetas[category], prompts, tau, offset)
@@ -146,7 +153,9 @@ def v2(rng: np.random.Generator, tau: float) -> Sim:
         g["category"] = np.full(len(g["a"]), category, dtype=object)
         g["baseline"] = np.full(len(g["a"]), models[baseline], dtype=object)
         parts.append(g)
-        truth[category] = dict(zip(models[2:], star_truth(thetas[category], tau))) | {models[baseline]: 50.0}
+        truth[category] = dict(zip(models[2:], star_truth(thetas[category], tau))) | {
+            models[baseline]: 50.0
+        }
         offset += prompts
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     battles = _battles(models, cat["a"], cat["b"], cat["label"], cat["question"], cat["category"],
@@ -163,7 +172,9 @@ STYLE_LOG_LENGTH = np.linspace(-0.2, 1.0, 8)
 answer longer, so the official anchor (the pool's mean length difference) differs from equal style."""
 
 
-def _length_difference(rng: np.random.Generator, model: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _length_difference(
+    rng: np.random.Generator, model: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Token counts of the model's and the baseline's answers, and their normalised difference."""
     own = np.exp(6.5 + STYLE_LOG_LENGTH[model - 1] + 0.4 * rng.standard_normal(len(model)))
     base = np.exp(6.5 + 0.4 * rng.standard_normal(len(model)))
@@ -175,7 +186,9 @@ def style(rng: np.random.Generator, tau: float, truth: dict[str, dict[str, float
     m, prompts = 8, 500
     model_of_answer = np.tile(np.arange(1, m + 1), prompts)
     lengths, diff = _length_difference(rng, model_of_answer)
-    per_game = np.repeat(np.arange(prompts * m), 2)  # both games of a (prompt, model) see the same answers
+    per_game = np.repeat(
+        np.arange(prompts * m), 2
+    )  # both games of a (prompt, model) see the same answers
     g = star_games(rng, theta, prompts, tau, extra=STYLE_GAMMA * diff[per_game])
     tokens_model, tokens_base = lengths[per_game, 0], lengths[per_game, 1]
     zeros = np.zeros(len(per_game))
@@ -210,8 +223,12 @@ def style_truth(tau: float, draws: int = 40000) -> dict[str, dict[str, float]]:
         r = won - total * expit(eta)
         return -np.r_[np.bincount(model - 1, r, minlength=8), r @ x] / len(x)
 
-    best = minimize(loss, np.r_[theta, STYLE_GAMMA], jac=grad, method="BFGS", options={"gtol": 1e-10}).x
-    pooled = float(total @ x / total.sum())  # the official anchor: μ pooled over every model's battles
+    best = minimize(
+        loss, np.r_[theta, STYLE_GAMMA], jac=grad, method="BFGS", options={"gtol": 1e-10}
+    ).x
+    pooled = float(
+        total @ x / total.sum()
+    )  # the official anchor: μ pooled over every model's battles
     names = [f"m{i}" for i in range(8)]
     return {
         "equal": dict(zip(names, 100 * expit(best[:8]))) | {"base": 50.0},
@@ -241,7 +258,11 @@ def arena_truth(tau: float) -> dict[str, float]:
     pa, pb = np.meshgrid(np.arange(ARENA_MODELS), np.arange(ARENA_MODELS), indexing="ij")
     keep = pa != pb
     pa, pb = pa[keep], pb[keep]
-    probs = np.einsum("...kl,k->...l", label_probabilities((theta[pa] - theta[pb])[:, None] + tau * NODES), NODE_WEIGHTS)
+    probs = np.einsum(
+        "...kl,k->...l",
+        label_probabilities((theta[pa] - theta[pb])[:, None] + tau * NODES),
+        NODE_WEIGHTS,
+    )
     points = probs[:, 3:].sum(1) + 0.5 * probs[:, 2]
 
     def loss(t: np.ndarray) -> float:
@@ -270,7 +291,10 @@ def cases(design: str, rounds: int) -> Iterator[Case]:
             yield Case("mean, pair rule", _with(base, method="mean", unparsed="pair"))
             yield Case("mean, game rule", _with(base, method="mean", unparsed="game"))
         elif design == "v2":
-            yield Case("mean (pair rule): categories + combined", _with(base, method="mean", unparsed="pair"))
+            yield Case(
+                "mean (pair rule): categories + combined",
+                _with(base, method="mean", unparsed="pair"),
+            )
             yield Case("BT: categories + combined", _with(base, method="bt", unparsed="pair"))
         elif design == "style":
             for anchor in ("equal", "official"):
@@ -287,7 +311,9 @@ def _with(options: RankingOptions, **fields: object) -> RankingOptions:
     return replace(options, **fields)  # type: ignore[arg-type]
 
 
-def run(design: str, reps: int, rounds: int, seed: int) -> list[tuple[str, str, float, str, float, float, int]]:
+def run(
+    design: str, reps: int, rounds: int, seed: int
+) -> list[tuple[str, str, float, str, float, float, int]]:
     rows = []
     for tau in TAUS:
         rng = np.random.default_rng([seed, int(tau * 10), hash(design) % 1000])
@@ -311,7 +337,13 @@ def run(design: str, reps: int, rounds: int, seed: int) -> list[tuple[str, str, 
             for case in cases(design, rounds):
                 for table in rank(sim.battles, case.options).tables:
                     truth = sim.truth[case.truth_key(table.category)]
-                    part = "combined" if table.category == COMBINED else "per category" if table.category else "all"
+                    part = (
+                        "combined"
+                        if table.category == COMBINED
+                        else "per category"
+                        if table.category
+                        else "all"
+                    )
                     key = (case.method, case.options.ci_method, part)
                     for row in table.rows:
                         if row.model == table.baseline or row.upper <= row.lower:
@@ -327,16 +359,27 @@ def run(design: str, reps: int, rounds: int, seed: int) -> list[tuple[str, str, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reps", type=int, default=500, help="replications per design and τ (default 500)")
-    parser.add_argument("--rounds", type=int, default=100, help="official bootstrap rounds (default 100, as published)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--reps", type=int, default=500, help="replications per design and τ (default 500)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=100,
+        help="official bootstrap rounds (default 100, as published)",
+    )
     parser.add_argument("--designs", default="star,v2,style,arena")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     results = []
     for design in args.designs.split(","):
         results += run(design, args.reps, args.rounds, args.seed)
-    print(f"\n95% intervals, {args.reps} replications per cell; coverage % (mean half-width, points)")
+    print(
+        f"\n95% intervals, {args.reps} replications per cell; coverage % (mean half-width, points)"
+    )
     print("| design | method [table] | interval | τ = 0 | τ = 0.5 | τ = 1 |")
     print("|---|---|---|---|---|---|")
     keyed: dict[tuple[str, str, str], dict[float, tuple[float, float]]] = defaultdict(dict)

@@ -76,6 +76,7 @@ def test_json_and_csv_records_carry_style_fields(
         "n",
         "avg_tokens",
         "excluded",
+        "ci_method",
         "style_control",
         "style_anchor",
     ]

@@ -148,6 +148,11 @@ def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
             f"{c.name} {c.value:+.3f} [{c.lower:+.3f}, {c.upper:+.3f}]" for c in table.style
         )
         lines.append(f"style coefficients (log-odds per SD, {pct} CI): {coefs}")
+    if table.ci_method == "sandwich" and table.clusters < 2:
+        lines.append(
+            "no interval: a prompt-clustered interval needs games on at least 2 prompts "
+            "(--ci-method official gives the row bootstrap, which ignores prompt-to-prompt variation)"
+        )
     if table.excluded_games:
         partners = table.excluded_games - table.unparsed_games
         lines.append(

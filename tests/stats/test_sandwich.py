@@ -3,6 +3,7 @@ on the shared real battle file, model-vs-model battles and real answers' style m
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -11,6 +12,7 @@ import statsmodels.api as sm
 from scipy.special import expit
 from scipy.stats import norm
 
+from inspect_arenahard.leaderboard_output import format_table
 from inspect_arenahard.stats.battles import Battles, from_games, read_battles_jsonl
 from inspect_arenahard.stats.bt import Design, fit
 from inspect_arenahard.stats.leaderboard import leaderboard
@@ -207,8 +209,18 @@ def test_sandwich_needs_two_prompts() -> None:
     with pytest.raises(ValueError, match="unknown CI method"):
         leaderboard(battles, ci_method="jackknife")
     one_prompt = replace(battles, question_id=np.full(len(battles), "q", dtype=object))
-    with pytest.raises(ValueError, match="at least 2 prompts"):
-        leaderboard(one_prompt, ci_method="sandwich")
+    for method in ("bt", "mean"):  # one prompt: the scores, but no interval (and the table says so)
+        table = leaderboard(one_prompt, method=method)
+        assert table.clusters == 1
+        assert all(
+            math.isnan(r.lower) and math.isnan(r.upper)
+            for r in table.rows
+            if r.model != table.baseline
+        )
+        assert [r.score for r in table.rows] == [
+            r.score for r in leaderboard(battles, method=method).rows
+        ]
+        assert "needs games on at least 2 prompts" in format_table(table)
 
 
 @pytest.mark.shared_data

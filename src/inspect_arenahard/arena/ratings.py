@@ -110,7 +110,7 @@ def fit_ratings(
     anchor = anchor or prior_order[0]
     options = RankingOptions(
         baseline=anchor, method="bt", rounds=rounds, seed=seed, ci=ci, ci_method=ci_method,
-        strong_weight=1,
+        strong_weight=1, by_category=False,
     )  # fmt: skip
     table = rank([*games, *prior_games(prior_order, prior_ties)], options).overall
     parsed, excluded = Counter[str](), Counter[str]()

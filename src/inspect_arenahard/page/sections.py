@@ -158,9 +158,10 @@ def _rankings(
 
 
 def _boards(plain: Ranking, styled: Ranking | None, note: str | None) -> list[Board]:
-    """One board per table, its style-controlled twin beside it."""
+    """One board per table with rows (a combined table is empty when no model plays every
+    category), its style-controlled twin beside it."""
     twins = {t.category: t for t in styled.tables} if styled else {}
-    return [Board(t, twins.get(t.category), note) for t in plain.tables]
+    return [Board(t, twins.get(t.category), note) for t in plain.tables if t.rows]
 
 
 def _models(games: list[GameRecord], costs: CostReport) -> list[ModelSummary]:

@@ -28,6 +28,7 @@ from scipy.sparse import csgraph
 from scipy.special import expit
 from threadpoolctl import ThreadpoolController
 
+
 @cache
 def _blas() -> ThreadpoolController:
     """The process's BLAS libraries, found once (a scan costs ~20 ms per ``threadpool_limits``)."""

@@ -377,16 +377,11 @@ def mean_estimate(data: Counted, interval: Interval) -> Estimate:
     interval is the same logistic Wald interval; the official interval resamples each model's
     expanded battle rows on their own (N_m draws), as Arena-Hard v2.0 does.
     """
+    cells, score = _mean_cells(data)
     if interval.ci_method == "sandwich":
-        score, cov_share, clusters = cluster_robust_mean_covariance(
-            len(data.models),
-            data.a,
-            data.b,
-            data.points,
-            data.weight,
-            data.question_id,
-            data.anchor,
-        )
+        _, cov_share, clusters = cluster_robust_mean_covariance(
+            len(data.models), data.a, data.b, data.points, data.weight, data.question_id, data.anchor
+        )  # fmt: skip
         p = score / 100
         with np.errstate(invalid="ignore", divide="ignore"):
             se_logit = np.where((p > 0) & (p < 1), np.sqrt(np.diag(cov_share)) / (p * (1 - p)), 0.0)
@@ -395,7 +390,7 @@ def mean_estimate(data: Counted, interval: Interval) -> Estimate:
             score=score, lower=lower, upper=upper, covariance=1e4 * cov_share,
             samples=np.zeros((0, len(score))), clusters=clusters,
         )  # fmt: skip
-    score, samples = _mean_bootstrap(data, interval.rounds, interval.rng)
+    samples = _mean_bootstrap(cells, data.anchor, interval.rounds, interval.rng)
     lower, upper = percentile_interval(samples, interval.ci)
     return Estimate(
         score=score,
@@ -507,25 +502,32 @@ def leaderboard(
     )
 
 
-def _mean_bootstrap(
-    data: Counted, rounds: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Mean battle score (%) per model from its own side, and the official bootstrap samples.
-
-    Each model's expanded battle rows are resampled on their own (N_m draws), as in Arena-Hard
-    v2.0; the anchor is fixed at 50.
-    """
+def _mean_cells(data: Counted) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's weighted battles by its own points (loss, tie, win), and its mean score (%);
+    the anchor is fixed at 50."""
     m, a, b, points, weight = len(data.models), data.a, data.b, data.points, data.weight
     side_points = np.r_[points, 1.0 - points]
     cell = np.r_[a, b] * 3 + np.rint(side_points * 2).astype(np.int64)
     cells = np.bincount(cell, weights=np.r_[weight, weight], minlength=3 * m).reshape(m, 3)
-    values = np.array([0.0, 0.5, 1.0])
+    score = 100 * (cells @ MEAN_VALUES) / cells.sum(axis=1)
+    score[data.anchor] = 50.0
+    return cells, score
+
+
+MEAN_VALUES = np.array([0.0, 0.5, 1.0])
+"""Points of the loss, tie and win cells of ``_mean_cells``."""
+
+
+def _mean_bootstrap(
+    cells: np.ndarray, anchor: int, rounds: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The official bootstrap of the mean scores (rounds × models): each model's expanded battle
+    rows are resampled on their own (N_m draws), as in Arena-Hard v2.0; the anchor stays at 50."""
     totals = cells.sum(axis=1)
-    score = 100 * (cells @ values) / totals
     draws = rng.multinomial(
-        np.rint(totals).astype(np.int64), cells / totals[:, None], size=(rounds, m)
+        np.rint(totals).astype(np.int64), cells / totals[:, None], size=(rounds, len(cells))
     )
     with np.errstate(invalid="ignore", divide="ignore"):
-        samples = 100 * (draws @ values) / draws.sum(axis=2)
-    score[data.anchor], samples[:, data.anchor] = 50.0, 50.0
-    return score, samples
+        samples = 100 * (draws @ MEAN_VALUES) / draws.sum(axis=2)
+    samples[:, anchor] = 50.0
+    return samples

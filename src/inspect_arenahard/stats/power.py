@@ -66,7 +66,8 @@ class PowerReport:
     typical_sd: float
     typical_sd_diff: float
     n_prompts: int
-    prompts_needed_ci_overlap: int
+    prompts_needed_ci_overlap: int | None
+    """None without a measured model (e.g. games on a single prompt: no prompt-clustered variance)."""
     prompts_needed_paired: int | None
     """None without a pair of models (nothing to pair)."""
     min_delta_ci_overlap: float
@@ -88,13 +89,14 @@ def power_analysis(
     table: Leaderboard, prompts: Mapping[str, set[Any]], delta: float
 ) -> PowerReport:
     """Power from a table's score covariance; ``prompts[model]`` are the prompts it was scored
-    on. Anchors (zero variance: the baseline) are left out: they are not measured. "Typical"
+    on. Anchors (zero variance: the baseline) are left out: they are not measured (with none
+    measured, the figures are NaN/None rather than an error, so a report still renders). "Typical"
     spreads are root-mean-squares over models (σ) and model pairs (σ_d); n is the median
     prompt count."""
+    if delta <= 0:
+        raise ValueError(f"delta must be positive, got {delta}")
     z = z_value(table.ci)
     rows = {r.model: r for r in table.rows if table.score_covariance(r.model, r.model) > 0}
-    if not rows:
-        raise ValueError("power analysis needs at least one model scored with some uncertainty")
     spreads = []
     for model in sorted(rows):
         n = len(prompts.get(model, ()))
@@ -111,7 +113,7 @@ def power_analysis(
         sep_paired += abs(a.mean - b.mean) > z * se_d
     typical_sd = _rms([s.sd for s in spreads])
     typical_sd_diff = _rms(sd_diffs)
-    n = int(np.median([s.n_prompts for s in spreads]))
+    n = int(np.median([s.n_prompts for s in spreads])) if spreads else 0
     return PowerReport(
         delta=delta,
         ci=table.ci,
@@ -120,7 +122,9 @@ def power_analysis(
         typical_sd=typical_sd,
         typical_sd_diff=typical_sd_diff,
         n_prompts=n,
-        prompts_needed_ci_overlap=prompts_needed(typical_sd, typical_sd, delta, table.ci),
+        prompts_needed_ci_overlap=prompts_needed(typical_sd, typical_sd, delta, table.ci)
+        if spreads
+        else None,
         prompts_needed_paired=prompts_needed_paired(typical_sd_diff, delta, table.ci)
         if sd_diffs
         else None,

@@ -45,7 +45,7 @@ class RankingOptions:
 
     baseline: str | None = field(
         default=None,
-        metadata={"help": "anchor model (default: the baseline the judge records name)"},
+        metadata={"help": "anchor model (None: the baseline the judge records name)"},
     )
     judge: list[str] | None = field(
         default=None,
@@ -77,6 +77,10 @@ class RankingOptions:
     seed: int = field(
         default=0, metadata={"help": "bootstrap seed (0: the same games give the same table)"}
     )
+    by_category: bool = field(
+        default=True,
+        metadata={"help": "with several categories, a table per category (and the combined score when their baselines differ) besides the pooled one; --no-by-category: the pooled table only"},
+    )  # fmt: skip
     strong_weight: int | None = field(
         default=None,
         metadata={"help": "battles a strong (>>) verdict counts for (judge logs only; None: the records' own weight)"},
@@ -114,8 +118,10 @@ class Ranking:
     @property
     def overall(self) -> Leaderboard:
         """The table that ranks across everything: the combined one when the categories have
-        their own baselines, else the first (pooled, or the only) table."""
-        return self.tables[-1] if self.tables[-1].category == COMBINED else self.tables[0]
+        their own baselines (and some model plays in all), else the first (pooled, or the only)
+        table."""
+        last = self.tables[-1]
+        return last if last.category == COMBINED and last.rows else self.tables[0]
 
 
 def select_battles(
@@ -165,6 +171,8 @@ def leaderboards(battles: Battles, options: RankingOptions) -> list[Leaderboard]
     one per category. A requested baseline absent from a category falls back to that category's
     own baseline."""
     categories = battles.categories()
+    if not options.by_category:
+        return [_table(battles, options.baseline, None, options)]
     if len(categories) <= 1:
         return [_table(battles, options.baseline, categories[0] if categories else None, options)]
     tables = []

@@ -52,7 +52,8 @@ def cluster_robust_covariance(
     """Sandwich covariance of the MLE (``theta``, ``gamma``) of battles ``a`` vs ``b``.
 
     Battles are the fitted rows (parsed games), ``clusters`` any labels (prompt ids); rows with
-    the same label are one cluster. ``small_sample`` applies G / (G − 1).
+    the same label are one cluster. ``small_sample`` applies G / (G − 1). With fewer than 2
+    clusters the covariance is undefined (NaN): the table then shows no interval.
     """
     n_models = len(theta)
     k = 0 if features is None else features.shape[1]
@@ -67,8 +68,8 @@ def cluster_robust_covariance(
     hessian = (design.T @ design.multiply(curvature[:, None])).toarray()
     _, group = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
     n_groups = int(group.max()) + 1 if len(group) else 0
-    if n_groups < 2:
-        raise ValueError("cluster-robust intervals need battles from at least 2 prompts")
+    if n_groups < 2:  # one prompt says nothing about prompt-to-prompt variation
+        return Sandwich(covariance=np.full((n_models + k, n_models + k), np.nan), clusters=n_groups)
     residual = weight * (points - prob)
     member = sparse.csr_matrix(
         (residual, (group.ravel(), np.arange(len(a)))), shape=(n_groups, len(a))
@@ -109,15 +110,15 @@ def cluster_robust_mean_covariance(
     _, group = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
     group = np.r_[group.ravel(), group.ravel()]
     n_groups = int(group.max()) + 1 if len(group) else 0
-    if n_groups < 2:
-        raise ValueError("cluster-robust intervals need battles from at least 2 prompts")
     total = np.bincount(side, weights=w, minlength=n_models)
     share = np.bincount(side, weights=w * y, minlength=n_models) / total
     influence = sparse.csr_matrix(
         (w * (y - share[side]) / total[side], (group, side)), shape=(n_groups, n_models)
     )
     covariance = (influence.T @ influence).toarray()
-    if small_sample:
+    if n_groups < 2:  # one prompt says nothing about prompt-to-prompt variation
+        covariance[:] = np.nan
+    elif small_sample:
         covariance *= n_groups / (n_groups - 1)
     covariance[anchor, :] = covariance[:, anchor] = 0.0
     share[anchor] = 0.5
