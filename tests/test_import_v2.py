@@ -22,7 +22,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_arenahard.cli import main
 from inspect_arenahard.stats.leaderboard import interval_label
 from inspect_arenahard.style import style_features
-from tests.helpers.ranking_outputs import comparable, three_outputs
+from tests.helpers.ranking_outputs import AGREEMENT_FLAGS, agreed_records
 from tests.helpers.shared_data import shared
 
 V2 = shared("arena-hard-v2.0")
@@ -466,20 +466,11 @@ def test_a_question_judged_twice_keeps_the_later_judgment_and_says_so(
     )
 
 
-@pytest.mark.parametrize(
-    "flags",
-    [
-        [],
-        ["--style-control", "length", "--ci-method", "sandwich", "--strong-weight", "1"],
-        ["--ci-method", "official", "--rounds", "30", "--method", "bt"],
-    ],
-)
+@pytest.mark.parametrize("flags", [[], *AGREEMENT_FLAGS])
 def test_cli_json_html_data_and_dataframe_agree(
     imported: Path, tmp_path: Path, flags: list[str]
 ) -> None:
     """One ranking service: the same options give the same numbers in all three outputs,
     the v2.0 combined table included."""
-    cli, page, frame = three_outputs(imported, flags, tmp_path)
-    assert comparable(cli) == comparable(page) == comparable(frame)
-    assert {r["category"] for r in cli} == {"creative_writing", "hard_prompt", "combined"}
-    assert {r["ci_method"] for r in cli} == {"official" if "official" in flags else "sandwich"}
+    records = agreed_records(imported, flags, tmp_path)
+    assert {r["category"] for r in records} == {"creative_writing", "hard_prompt", "combined"}

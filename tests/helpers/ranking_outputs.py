@@ -39,6 +39,23 @@ def three_outputs(logs: Path, flags: list[str], tmp_path: Path) -> tuple[list[di
     return cli, page, records
 
 
+AGREEMENT_FLAGS = [
+    ["--style-control", "length", "--ci-method", "sandwich", "--strong-weight", "1"],
+    ["--ci-method", "official", "--rounds", "30", "--strong-weight", "1", "--method", "bt"],
+]
+"""The option sets the agreement tests run (the issue's: style control, sandwich, strong weight 1;
+and the official interval)."""
+
+
+def agreed_records(logs: Path, flags: list[str], tmp_path: Path) -> list[dict[str, Any]]:
+    """The CLI JSON records, after checking that the page's data and the dataframe hold the
+    same numbers."""
+    cli, page, frame = three_outputs(logs, flags, tmp_path)
+    assert comparable(cli) == comparable(page) == comparable(frame)
+    assert {r["ci_method"] for r in cli} == {"official" if "official" in flags else "sandwich"}
+    return cli
+
+
 def comparable(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """(category, model, score, lower, upper, n, excluded, ci_method) of each record, sorted."""
     return sorted(

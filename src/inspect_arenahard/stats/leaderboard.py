@@ -16,7 +16,7 @@ produced the battles (``official_rules``), so tables compare with published lead
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -278,19 +278,6 @@ def _evaluated(battles: Battles) -> set[str]:
 
 
 @dataclass(frozen=True)
-class Counted:
-    """The counted battles of one table, indexed by ranked model (``anchor`` is the baseline)."""
-
-    models: tuple[str, ...]
-    a: np.ndarray
-    b: np.ndarray
-    points: np.ndarray
-    weight: np.ndarray
-    question_id: np.ndarray
-    anchor: int
-
-
-@dataclass(frozen=True)
 class Interval:
     """How to compute intervals: ``ci_method`` at level ``ci``; ``rounds`` and ``rng`` serve the
     official bootstrap only."""
@@ -318,31 +305,31 @@ class Estimate:
 
 
 def bt_estimate(
-    data: Counted,
+    data: Battles,
+    anchor: int,
     interval: Interval,
     style: tuple[str, ...] = (),
-    style_a: np.ndarray | None = None,
-    style_b: np.ndarray | None = None,
     style_anchor: str = "official",
 ) -> Estimate:
-    """Bradley–Terry win-rates against the anchor, optionally style-controlled (``style``)."""
-    features = style_matrix(style_a, style_b, data.weight, style) if style else None
+    """Bradley–Terry win-rates against ``anchor`` from counted battles (every model plays),
+    optionally style-controlled (``style``)."""
+    features = style_matrix(data.style_a, data.style_b, data.weight, style) if style else None
     design = Design.build(data.models, data.a, data.b, data.points, data.weight, features=features)
     with one_blas_thread():  # a (models + features)² system: threads only contend
-        full = fit(design, data.anchor)
+        full = fit(design, anchor)
     mu = (
-        mean_style_difference(features, data.a, data.b, data.weight, data.anchor)
+        mean_style_difference(features, data.a, data.b, data.weight, anchor)
         if features is not None and style_anchor == "official"
         else np.zeros(len(style))
     )
-    theta = at_official_anchor(full.theta, full.gamma, mu, data.anchor) if style else full.theta
+    theta = at_official_anchor(full.theta, full.gamma, mu, anchor) if style else full.theta
     score = 100 * win_rate(theta)
     if interval.ci_method == "sandwich":
         sandwich = cluster_robust_covariance(
             data.a, data.b, data.points, data.weight, data.question_id, full.theta, full.gamma,
-            features, data.anchor,
+            features, anchor,
         )  # fmt: skip
-        theta_cov = official_anchor_covariance(sandwich.covariance, mu, data.anchor)
+        theta_cov = official_anchor_covariance(sandwich.covariance, mu, anchor)
         lower, upper = win_rate_interval(theta, np.sqrt(np.diag(theta_cov)), interval.ci)
         slope = score * (1 - score / 100)  # d score / d θ, in %
         covariance = slope[:, None] * theta_cov * slope[None, :]
@@ -351,9 +338,9 @@ def bt_estimate(
         )
         samples, clusters = np.zeros((0, len(theta))), sandwich.clusters
     else:
-        thetas, gammas = bootstrap_fits(design, data.anchor, interval.rounds, interval.rng, full)
+        thetas, gammas = bootstrap_fits(design, anchor, interval.rounds, interval.rng, full)
         if style:
-            thetas = at_official_anchor(thetas, gammas, mu, data.anchor)
+            thetas = at_official_anchor(thetas, gammas, mu, anchor)
         samples, clusters = 100 * win_rate(thetas), 0
         (lower, upper), (g_low, g_up) = (
             percentile_interval(samples, interval.ci),
@@ -370,17 +357,17 @@ def bt_estimate(
     )  # fmt: skip
 
 
-def mean_estimate(data: Counted, interval: Interval) -> Estimate:
+def mean_estimate(data: Battles, anchor: int, interval: Interval) -> Estimate:
     """Mean battle score (%) per model from its own side (the anchor fixed at 50).
 
     With one fixed baseline this is the star-design Bradley–Terry estimate, so its sandwich
     interval is the same logistic Wald interval; the official interval resamples each model's
     expanded battle rows on their own (N_m draws), as Arena-Hard v2.0 does.
     """
-    cells, score = _mean_cells(data)
+    cells, score = _mean_cells(data, anchor)
     if interval.ci_method == "sandwich":
         _, cov_share, clusters = cluster_robust_mean_covariance(
-            len(data.models), data.a, data.b, data.points, data.weight, data.question_id, data.anchor
+            len(data.models), data.a, data.b, data.points, data.weight, data.question_id, anchor
         )  # fmt: skip
         p = score / 100
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -390,7 +377,7 @@ def mean_estimate(data: Counted, interval: Interval) -> Estimate:
             score=score, lower=lower, upper=upper, covariance=1e4 * cov_share,
             samples=np.zeros((0, len(score))), clusters=clusters,
         )  # fmt: skip
-    samples = _mean_bootstrap(cells, data.anchor, interval.rounds, interval.rng)
+    samples = _mean_bootstrap(cells, anchor, interval.rounds, interval.rng)
     lower, upper = percentile_interval(samples, interval.ci)
     return Estimate(
         score=score,
@@ -445,15 +432,13 @@ def leaderboard(
     models = tuple(battles.models[i] for i in ranked)
     if base not in models:
         raise ValueError(f"baseline {base!r} has no parsed battles")
-    data = Counted(
-        models=models, a=remap[used.a], b=remap[used.b], points=used.points, weight=used.weight,
-        question_id=used.question_id, anchor=models.index(base),
-    )  # fmt: skip
+    data = replace(used, models=models, a=remap[used.a], b=remap[used.b])
+    anchor = models.index(base)
     interval = Interval(ci_method, ci, rounds, np.random.default_rng(seed))
     estimate = (
-        bt_estimate(data, interval, style, used.style_a, used.style_b, rules.style_anchor)
+        bt_estimate(data, anchor, interval, style, rules.style_anchor)
         if rules.method == "bt"
-        else mean_estimate(data, interval)
+        else mean_estimate(data, anchor, interval)
     )
     tokens = battles.avg_tokens()
     rows = [
@@ -502,7 +487,7 @@ def leaderboard(
     )
 
 
-def _mean_cells(data: Counted) -> tuple[np.ndarray, np.ndarray]:
+def _mean_cells(data: Battles, anchor: int) -> tuple[np.ndarray, np.ndarray]:
     """Each model's weighted battles by its own points (loss, tie, win), and its mean score (%);
     the anchor is fixed at 50."""
     m, a, b, points, weight = len(data.models), data.a, data.b, data.points, data.weight
@@ -510,7 +495,7 @@ def _mean_cells(data: Counted) -> tuple[np.ndarray, np.ndarray]:
     cell = np.r_[a, b] * 3 + np.rint(side_points * 2).astype(np.int64)
     cells = np.bincount(cell, weights=np.r_[weight, weight], minlength=3 * m).reshape(m, 3)
     score = 100 * (cells @ MEAN_VALUES) / cells.sum(axis=1)
-    score[data.anchor] = 50.0
+    score[anchor] = 50.0
     return cells, score
 
 
