@@ -111,7 +111,8 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
     assert "judges pooled:" in out and "4 games excluded" in out
     records = json.loads(out_json.read_text())
     assert all(
-        list(r) == ["model", "score", "lower", "upper", "n", "avg_tokens", "excluded", "flags"]
+        list(r)
+        == ["model", "score", "lower", "upper", "n", "avg_tokens", "excluded", "ci_method", "flags"]
         for r in records
     )
     # arenahard audit: no real model is flagged but Athene, verbose under the gpt-3.5 judge
@@ -189,6 +190,7 @@ def test_several_categories_give_pooled_and_per_category_tables(
         "n",
         "avg_tokens",
         "excluded",
+        "ci_method",
     ]
     pooled = {r["model"]: float(r["score"]) for r in rows if r["category"] == "all"}
     chat = {r["model"]: float(r["score"]) for r in rows if r["category"] == "chat"}
