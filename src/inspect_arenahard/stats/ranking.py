@@ -97,7 +97,9 @@ class RankingOptions:
             raise ValueError(f"bootstrap rounds must be at least 1, got {self.rounds}")
         if self.strong_weight is not None and self.strong_weight < 1:
             raise ValueError(f"strong weight must be at least 1, got {self.strong_weight}")
-        self.style  # an unknown feature is an error now, not after the games are read
+        parse_features(
+            self.style_control or ""
+        )  # an unknown feature: an error now, not after reading
 
     @property
     def style(self) -> tuple[str, ...]:
