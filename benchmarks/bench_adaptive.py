@@ -31,9 +31,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from inspect_arenahard.evaluate.verdicts import weighted_points  # noqa: E402
 from inspect_arenahard.stats.confidence_sequence import BettingCS  # noqa: E402
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, normalize_label
+from inspect_arenahard.stats.verdict_points import (  # noqa: E402
+    STRONG_WEIGHT,
+    normalize_label,
+    weighted_points,
+)
 
 JUDGMENTS = ROOT.parent / "shared" / "data" / "arena-hard-v0.1" / "model_judgment"
 PROMPTS = 750

@@ -50,7 +50,7 @@ from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.block_refit import BlockRefit
 from inspect_arenahard.stats.bootstrap import Resampler, bootstrap_fits
 from inspect_arenahard.stats.bt import Design, fit
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import leaderboard
 from inspect_arenahard.stats.style_control import style_matrix
 
 STYLE = ("length", "header", "list", "bold")
@@ -233,11 +233,11 @@ def main() -> None:
     )
     _, _, table = timed(
         "ours: the same BT table via leaderboard() (+ table building)",
-        lambda: leaderboard(battles, rounds=1000, seed=1),
+        lambda: leaderboard(battles, rounds=1000, seed=1, ci_method="official"),
     )
     _, _, styled = timed(
         "ours: the same style table via leaderboard()",
-        lambda: leaderboard(battles, style=STYLE, rounds=100, seed=1),
+        lambda: leaderboard(battles, style=STYLE, rounds=100, seed=1, ci_method="official"),
     )
     timed(
         "ours: BT fit + sandwich intervals (one fit)",

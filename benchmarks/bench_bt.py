@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from inspect_arenahard.stats.battles import Battles, from_games
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import leaderboard
 from inspect_arenahard.stats.verdict_points import LABELS
 
 BASELINE = "baseline-model"
@@ -151,15 +151,17 @@ def main() -> None:
     )
 
     ours100, table = measure(
-        "ours: BT, 100 rounds", lambda: leaderboard(battles, rounds=100, seed=1)
+        "ours: BT, 100 rounds",
+        lambda: leaderboard(battles, rounds=100, seed=1, ci_method="official"),
     )
     ours1000, _ = measure(
-        "ours: BT, 1000 rounds", lambda: leaderboard(battles, rounds=1000, seed=1)
+        "ours: BT, 1000 rounds",
+        lambda: leaderboard(battles, rounds=1000, seed=1, ci_method="official"),
     )
     style = ("length", "header", "list", "bold")
     style100, _ = measure(
         "ours: BT + style control, 100 rounds",
-        lambda: leaderboard(battles, style=style, rounds=100, seed=1),
+        lambda: leaderboard(battles, style=style, rounds=100, seed=1, ci_method="official"),
     )
 
     a, b, points = expanded_rows(battles)

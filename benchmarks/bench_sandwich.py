@@ -33,7 +33,7 @@ import numpy as np
 
 from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.stats.battles import Battles, from_games
-from inspect_arenahard.stats.leaderboard import Leaderboard, leaderboard
+from inspect_arenahard.stats.estimates import Leaderboard, leaderboard
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 LENGTH = ("length",)
@@ -55,7 +55,7 @@ def real_judgment_games() -> list[dict]:
 
 
 def compare_widths(name: str, battles: Battles) -> None:
-    boot = leaderboard(battles, rounds=1000, seed=0)
+    boot = leaderboard(battles, rounds=1000, seed=0, ci_method="official")
     sandwich = leaderboard(battles, ci_method="sandwich")
     print(f"\n{name}: {len(battles):,} games, {sandwich.clusters} prompts; 95% intervals (score %)")
     print(f"  {'model':<34} {'score':>6} {'bootstrap':>15} {'sandwich':>15} {'width ratio':>12}")
@@ -147,9 +147,9 @@ def coverage(
     name: str, simulate, reps: int, rho: float, style: tuple[str, ...], rounds: int, seed: int
 ) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(seed)
-    hits: dict[str, list[float]] = {"bootstrap": [], "sandwich": []}
-    widths: dict[str, list[float]] = {"bootstrap": [], "sandwich": []}
-    seconds = {"bootstrap": 0.0, "sandwich": 0.0}
+    hits: dict[str, list[float]] = {"official": [], "sandwich": []}
+    widths: dict[str, list[float]] = {"official": [], "sandwich": []}
+    seconds = {"official": 0.0, "sandwich": 0.0}
     for rep in range(reps):
         battles, truth = simulate(rng, rho)
         for method in hits:

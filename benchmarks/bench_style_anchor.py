@@ -26,7 +26,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from inspect_arenahard.stats.battles import from_games
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import leaderboard
 from inspect_arenahard.stats.style_control import FEATURES, raw_features
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "arena-hard-v0.1"

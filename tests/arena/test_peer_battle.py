@@ -16,7 +16,7 @@ from inspect_arenahard.cli import main as cli
 from inspect_arenahard.evaluate.style_features import count_tokens
 from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.stats.battles import from_games
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import leaderboard
 from tests.helpers.arena_scripted import Arena, requested_actions, secret, texts
 from tests.helpers.battle_questions import QUESTIONS, write_questions
 from tests.helpers.scripted import scripted_model

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from inspect_arenahard.cli import main
+from tests.helpers.ranking_outputs import AGREEMENT_FLAGS, agreed_records
 from tests.helpers.shared_data import shared
 
 BATTLE_FILE = ("battles", "lmarena_74e8b6f_arena_hard_battles.jsonl")
@@ -111,7 +112,8 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
     assert "judges pooled:" in out and "4 games excluded" in out
     records = json.loads(out_json.read_text())
     assert all(
-        list(r) == ["model", "score", "lower", "upper", "n", "avg_tokens", "excluded", "flags"]
+        list(r)
+        == ["model", "score", "lower", "upper", "n", "avg_tokens", "excluded", "ci_method", "flags"]
         for r in records
     )
     # arenahard audit: no real model is flagged but Athene, verbose under the gpt-3.5 judge
@@ -189,6 +191,7 @@ def test_several_categories_give_pooled_and_per_category_tables(
         "n",
         "avg_tokens",
         "excluded",
+        "ci_method",
     ]
     pooled = {r["model"]: float(r["score"]) for r in rows if r["category"] == "all"}
     chat = {r["model"]: float(r["score"]) for r in rows if r["category"] == "chat"}
@@ -271,3 +274,37 @@ def test_argument_errors_are_clear(
     for args, message in cases:
         code, _, err = run_cli(args, capsys)
         assert code == 2 and message in err, (args, err)
+
+
+@pytest.mark.shared_data
+def test_honest_interval_by_default_and_the_official_one_with_the_flag(
+    imported_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On the shared v0.1 judgments: the prompt-clustered interval unless ``--ci-method official``
+    asks for the published row bootstrap, which is narrower and says why it is not trusted."""
+    honest_json, official_json = tmp_path / "honest.json", tmp_path / "official.json"
+    code, out, _ = run_cli([str(imported_logs), "--no-audit", "--json", str(honest_json)], capsys)
+    assert code == 0 and "95% CI: prompt-clustered sandwich over 129 prompts" in out
+    assert "official" not in out.split("\n")[0]
+    code, out, _ = run_cli(
+        [str(imported_logs), "--no-audit", "--ci-method", "official", "--json", str(official_json)], capsys
+    )  # fmt: skip
+    assert code == 0 and "95% CI: official row bootstrap, 100 rounds" in out
+    assert "ignores prompt pairing" in out and "x3 rows" in out
+    honest = {r["model"]: r for r in json.loads(honest_json.read_text())}
+    official = {r["model"]: r for r in json.loads(official_json.read_text())}
+    assert {r["ci_method"] for r in honest.values()} == {"sandwich"}
+    assert {r["ci_method"] for r in official.values()} == {"official"}
+    for model, row in honest.items():
+        assert row["score"] == official[model]["score"]  # point estimates stay official
+        if row["model"] != BASELINE and row["n"] >= 100:  # (phi-3 has 7 prompts: no asymptotics)
+            assert row["upper"] - row["lower"] > official[model]["upper"] - official[model]["lower"]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("flags", AGREEMENT_FLAGS)
+def test_cli_json_html_data_and_dataframe_agree(
+    imported_logs: Path, tmp_path: Path, flags: list[str]
+) -> None:
+    """One ranking service: the same options give the same numbers in all three outputs."""
+    assert len(agreed_records(imported_logs, flags, tmp_path)) == 6

@@ -4,6 +4,7 @@ here the CLI must report what those functions compute, list unmatched models and
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from inspect_arenahard.cli import main
 from inspect_arenahard.stats import judge_bias as jb
 from inspect_arenahard.stats import power as pw
 from inspect_arenahard.stats import quality as q
-from inspect_arenahard.stats.score_tables import DEFAULT_CI
+from inspect_arenahard.stats.quality import DEFAULT_CI
+from inspect_arenahard.stats.ranking import RankingOptions, rank
 from tests.helpers.shared_data import shared
 
 MODELS = {
@@ -263,9 +265,16 @@ def test_power_matches_the_statistics(tmp_path, games_file, capsys):
     )
     result = json.loads(out.read_text())
     assert set(result) == set(JUDGES)
-    expected = pw.power_analysis(jb.per_prompt_scores(games)[JUDGES[0]], 5.0, 0.9).to_dict()
+    expected = pw.power_per_judge(games, RankingOptions(ci=0.9), 5.0)[JUDGES[0]].to_dict()
     assert result[JUDGES[0]] == json.loads(json.dumps(expected))
-    assert "prompts needed" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "prompts needed" in out and "prompt-clustered sandwich" in out
+    # "separated" counts the pairs whose leaderboard intervals (same options) do not overlap
+    table = rank(games, RankingOptions(judge=[JUDGES[0]], ci=0.9)).overall
+    measured = {m["model"] for m in result[JUDGES[0]]["models"]}
+    rows = [r for r in table.rows if r.model in measured]
+    apart = sum(a.lower > b.upper or b.lower > a.upper for a, b in itertools.combinations(rows, 2))
+    assert result[JUDGES[0]]["pairs_separated_ci_overlap"] == apart
 
 
 @pytest.mark.shared_data
@@ -349,5 +358,5 @@ def test_tables_print_what_the_json_holds(tmp_path, games_file, capsys):
     result = json.loads(out.read_text())
     text = capsys.readouterr().out
     for judge in JUDGES:
-        rows = printed_rows(text, f"Per-prompt spread, judge {judge}")
+        rows = printed_rows(text, f"Score spread, judge {judge} ({result[judge]['interval']})")
         assert rows == [[cell(s[f]) for _, f in SPREAD_COLUMNS] for s in result[judge]["models"]]

@@ -12,7 +12,7 @@ from inspect_ai.log import read_eval_log
 from inspect_arenahard.cli import main
 from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.stats.battles import from_games
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import leaderboard
 from tests.helpers.shared_data import shared
 from tests.helpers.v01_score import published_v01_score
 

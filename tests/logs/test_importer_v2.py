@@ -21,6 +21,8 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from inspect_arenahard.cli import main
 from inspect_arenahard.evaluate.style_features import style_features
+from inspect_arenahard.stats.estimates import interval_label
+from tests.helpers.ranking_outputs import AGREEMENT_FLAGS, agreed_records
 from tests.helpers.shared_data import shared
 
 V2 = shared("arena-hard-v2.0")
@@ -212,14 +214,29 @@ def test_per_category_leaderboards_equal_the_official_v2_rules(
     v2_folder: Path, imported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out_json = tmp_path / "lb.json"
-    assert main(["leaderboard", str(imported), "--rounds", "20", "--json", str(out_json)]) == 0
+    assert (
+        main(
+            [
+                "leaderboard",
+                str(imported),
+                "--rounds",
+                "20",
+                "--ci-method",
+                "official",
+                "--json",
+                str(out_json),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     headings = [line for line in text.splitlines() if line.startswith("category:")]
+    official = interval_label("official", 0.95, 20, 0)
     assert headings == [
-        f"category: creative_writing | baseline: {GEMINI} | method: mean | 95% CI from 20 bootstrap rounds | judge: {JUDGE}",
-        f"category: hard_prompt | baseline: {O3} | method: mean | 95% CI from 20 bootstrap rounds | judge: {JUDGE}",
+        f"category: creative_writing | baseline: {GEMINI} | method: mean | {official} | judge: {JUDGE}",
+        f"category: hard_prompt | baseline: {O3} | method: mean | {official} | judge: {JUDGE}",
         f"category: combined | baseline: each category's own — creative_writing: {GEMINI} (40.0% of prompts), "
-        f"hard_prompt: {O3} (60.0% of prompts) | method: mean | 95% CI from 20 bootstrap rounds | judge: {JUDGE}",
+        f"hard_prompt: {O3} (60.0% of prompts) | method: mean | {official} | judge: {JUDGE}",
     ]
     assert "pair rule" in text
     expected = official_v2(v2_folder)
@@ -457,3 +474,13 @@ def test_a_question_judged_twice_keeps_the_later_judgment_and_says_so(
     assert f": {len(records)} samples, {unparsed} unparsed games" in out and out.startswith(
         "wrote "
     )
+
+
+@pytest.mark.parametrize("flags", [[], *AGREEMENT_FLAGS])
+def test_cli_json_html_data_and_dataframe_agree(
+    imported: Path, tmp_path: Path, flags: list[str]
+) -> None:
+    """One ranking service: the same options give the same numbers in all three outputs,
+    the v2.0 combined table included."""
+    records = agreed_records(imported, flags, tmp_path)
+    assert {r["category"] for r in records} == {"creative_writing", "hard_prompt", "combined"}

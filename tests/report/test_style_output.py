@@ -12,7 +12,7 @@ import pytest
 
 from inspect_arenahard.report.leaderboard_tables import format_table, write_csv, write_json
 from inspect_arenahard.stats.battles import from_games
-from inspect_arenahard.stats.leaderboard import Leaderboard, leaderboard
+from inspect_arenahard.stats.estimates import Leaderboard, leaderboard
 
 
 def meta(tokens: int, bold: int) -> dict:
@@ -76,6 +76,7 @@ def test_json_and_csv_records_carry_style_fields(
         "n",
         "avg_tokens",
         "excluded",
+        "ci_method",
         "style_control",
         "style_anchor",
     ]

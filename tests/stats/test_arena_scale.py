@@ -13,7 +13,7 @@ from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.bootstrap import PoissonTable, Resampler
 from inspect_arenahard.stats.bt import Design, components, fit
-from inspect_arenahard.stats.leaderboard import leaderboard, resolve_baseline
+from inspect_arenahard.stats.estimates import leaderboard, resolve_baseline
 from inspect_arenahard.stats.style_control import FEATURES, raw_features, standardize
 from tests.helpers.battles import random_battles, reference_win_rates
 

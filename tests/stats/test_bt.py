@@ -13,7 +13,7 @@ from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.bootstrap import Resampler, bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import DEGENERATE_TIE, Design, fit, win_rate
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import leaderboard
 from tests.helpers.battles import BATTLE_FILE, random_battles, reference_win_rates
 from tests.helpers.shared_data import shared
 
@@ -219,7 +219,7 @@ def test_baseline_resolution_star_designs_versus_tournaments() -> None:
     """Several named baselines: an error for star designs (v2.0 categories), the most-played
     player for model-vs-model tournaments where every baseline is also an evaluated model."""
     from inspect_arenahard.stats.battles import from_games
-    from inspect_arenahard.stats.leaderboard import resolve_baseline
+    from inspect_arenahard.stats.estimates import resolve_baseline
 
     def game(model: str, baseline: str, label: str = "A>B") -> dict:
         return {

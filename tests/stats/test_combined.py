@@ -14,7 +14,7 @@ from scipy.stats import norm
 from inspect_arenahard.cli import main
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.combined import combine, prompts_per_category
-from inspect_arenahard.stats.leaderboard import leaderboards
+from inspect_arenahard.stats.ranking import RankingOptions, leaderboards
 from inspect_arenahard.stats.sandwich import cluster_robust_covariance
 
 BASELINES = {"hard_prompt": "o3-mini", "creative_writing": "gemini-2.0-flash"}
@@ -61,7 +61,7 @@ def test_combined_score_is_the_prompt_weighted_per_category_score(method: str) -
     battles = from_games(games)
     prompts = prompts_per_category(battles)
     assert prompts == PROMPTS
-    tables = leaderboards(battles, method=method, rounds=300, seed=0)
+    tables = leaderboards(battles, RankingOptions(method=method))
     assert [t.category for t in tables] == [
         "creative_writing",
         "hard_prompt",
@@ -81,7 +81,9 @@ def test_combined_score_is_the_prompt_weighted_per_category_score(method: str) -
 
 
 def test_bootstrap_interval_treats_categories_as_independent() -> None:
-    tables = leaderboards(from_games(v2_games(1)), method="mean", rounds=4000, seed=0)
+    tables = leaderboards(
+        from_games(v2_games(1)), RankingOptions(method="mean", rounds=4000, ci_method="official")
+    )
     table, _ = combine(tables, PROMPTS)
     w = {"hard_prompt": 2 / 3, "creative_writing": 1 / 3}
     z = norm.ppf(0.975)
@@ -96,7 +98,7 @@ def test_bootstrap_interval_treats_categories_as_independent() -> None:
 
 def test_sandwich_combined_interval_is_the_delta_method_over_categories() -> None:
     battles = from_games(v2_games(2))
-    tables = leaderboards(battles, rounds=1, ci_method="sandwich", ci=0.9)
+    tables = leaderboards(battles, RankingOptions(ci=0.9))
     table, _ = combine(tables, PROMPTS)
     z = norm.ppf(0.95)
     for row in table.rows:

@@ -16,7 +16,8 @@ import pytest
 import statsmodels.api as sm
 
 from inspect_arenahard.stats.battles import from_games
-from inspect_arenahard.stats.leaderboard import leaderboard, leaderboards
+from inspect_arenahard.stats.estimates import leaderboard
+from inspect_arenahard.stats.ranking import RankingOptions, leaderboards
 from inspect_arenahard.stats.style_control import FEATURES
 from tests.helpers.battles import swap_sides
 from tests.helpers.style_games import answer_metadata
@@ -237,7 +238,7 @@ def test_leaderboards_split_categories_with_their_own_baselines(games: list[dict
         if g["model"] == "qwen2-72b-instruct"
     ]
     hard = [{**g, "category": "hard_prompt"} for g in games]
-    tables = leaderboards(from_games(hard + other), rounds=1, seed=0)
+    tables = leaderboards(from_games(hard + other), RankingOptions())
     assert [(t.category, t.baseline, t.method, t.unparsed_rule) for t in tables] == [
         ("creative_writing", "gemini-2.0-flash-001", "mean", "pair"),
         ("hard_prompt", BASELINE, "mean", "pair"),

@@ -3,6 +3,7 @@ on the shared real battle file, model-vs-model battles and real answers' style m
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -12,9 +13,10 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from inspect_arenahard.logs.battle_files import read_battles_jsonl
+from inspect_arenahard.report.leaderboard_tables import format_table
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.bt import Design, fit
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import leaderboard
 from inspect_arenahard.stats.sandwich import cluster_robust_covariance
 from inspect_arenahard.stats.style_control import parse_features, style_matrix
 from tests.helpers.battles import BATTLE_FILE, random_battles
@@ -198,20 +200,28 @@ def test_duplicated_games_fool_the_bootstrap_but_not_the_clustered_interval() ->
 
     clustered = widths(twice, "sandwich") / widths(battles, "sandwich")
     np.testing.assert_allclose(clustered, 1.0, atol=0.01)  # only G/(G−1) is shared; θ̂ is unchanged
-    boot = widths(twice, "bootstrap") / widths(battles, "bootstrap")
+    boot = widths(twice, "official") / widths(battles, "official")
     assert np.all(boot < 0.8)
 
 
 @pytest.mark.shared_data
-def test_sandwich_needs_bt_and_two_prompts() -> None:
+def test_sandwich_needs_two_prompts() -> None:
     battles = read_battles_jsonl(shared(*BATTLE_FILE))
-    with pytest.raises(ValueError, match="Bradley–Terry"):
-        leaderboard(battles, method="mean", ci_method="sandwich")
     with pytest.raises(ValueError, match="unknown CI method"):
         leaderboard(battles, ci_method="jackknife")
     one_prompt = replace(battles, question_id=np.full(len(battles), "q", dtype=object))
-    with pytest.raises(ValueError, match="at least 2 prompts"):
-        leaderboard(one_prompt, ci_method="sandwich")
+    for method in ("bt", "mean"):  # one prompt: the scores, but no interval (and the table says so)
+        table = leaderboard(one_prompt, method=method)
+        assert table.clusters == 1
+        assert all(
+            math.isnan(r.lower) and math.isnan(r.upper)
+            for r in table.rows
+            if r.model != table.baseline
+        )
+        assert [r.score for r in table.rows] == [
+            r.score for r in leaderboard(battles, method=method).rows
+        ]
+        assert "needs games on at least 2 prompts" in format_table(table)
 
 
 @pytest.mark.shared_data
@@ -233,4 +243,4 @@ def test_cli_ci_method_sandwich_labels_the_table(capsys: pytest.CaptureFixture[s
         == 0
     )
     out = capsys.readouterr().out
-    assert "90% CI: cluster-robust sandwich over 120 prompts" in out and "bootstrap" not in out
+    assert "90% CI: prompt-clustered sandwich over 120 prompts" in out and "bootstrap" not in out

@@ -8,7 +8,7 @@ import pytest
 import statsmodels.api as sm
 
 from inspect_arenahard.stats.battles import from_games
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import leaderboard
 from inspect_arenahard.stats.style_control import parse_features, raw_features, style_matrix
 from tests.helpers.battles import swap_sides
 from tests.helpers.style_games import BASELINE

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from inspect_arenahard.report.score_table_files import load_score_table
+from inspect_arenahard.stats.estimates import CIMethod
 from inspect_arenahard.stats.score_tables import align_models
 from inspect_arenahard.typed_options import from_mapping
 
@@ -48,6 +49,9 @@ class TournamentConfig:
     reference: bool = True
     """The strongest model not playing answers reasoning/math/coding questions for the judges."""
     prior_ties: int = 1
+    ci_method: CIMethod = "sandwich"
+    """Rating intervals: ``sandwich`` (clustered by question, the default) or ``official``
+    (the row bootstrap of ``bootstrap_rounds`` rounds)."""
     bootstrap_rounds: int = 100
     seed: int = 0
     anchor: str | None = None

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from inspect_arenahard.stats.battles import from_games
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.estimates import CIMethod
+from inspect_arenahard.stats.ranking import RankingOptions, rank
 
 PRIOR_JUDGE = "prior"
 ELO_BASE = 1000.0
@@ -41,7 +41,8 @@ def prior_games(order: Sequence[str], ties: int) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Rating:
-    """One model: Elo with its bootstrap interval, and its real battles (parsed / excluded)."""
+    """One model: Elo with its interval (question-clustered unless the tournament asks for the
+    official bootstrap), and its real battles (parsed / excluded)."""
 
     model: str
     elo: float
@@ -58,6 +59,8 @@ class Ratings:
     anchor: str
     rows: tuple[Rating, ...]
     prior_ties: int
+    interval: str = ""
+    """Which interval the rows show (``Leaderboard.interval``); empty before any battle."""
 
     def ranking(self) -> list[str]:
         """Model names, best first."""
@@ -69,14 +72,16 @@ class Ratings:
             "anchor": self.anchor,
             "prior_ties": self.prior_ties,
             "rows": [asdict(r) for r in self.rows],
+            "interval": self.interval,
         }
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Ratings:
         """Inverse of :meth:`record`."""
         return cls(
-            record["anchor"], tuple(Rating(**r) for r in record["rows"]), int(record["prior_ties"])
-        )
+            record["anchor"], tuple(Rating(**r) for r in record["rows"]), int(record["prior_ties"]),
+            str(record.get("interval", "")),
+        )  # fmt: skip
 
 
 def prior_ratings(order: Sequence[str]) -> Ratings:
@@ -93,16 +98,21 @@ def fit_ratings(
     rounds: int = 100,
     seed: int = 0,
     ci: float = 0.95,
+    ci_method: CIMethod = "sandwich",
 ) -> Ratings:
-    """Bradley–Terry over ``games`` (the judge-record contract) plus the prior's ties.
+    """Bradley–Terry over ``games`` (the judge-record contract) plus the prior's ties, ranked by
+    the ranking service; intervals cluster the battles by question (``ci_method``).
 
     Every model in ``prior_order`` is rated (ties on equal Elo broken by prior order). Unparsed
     games are counted per model in ``excluded``, never dropped silently.
     """
     games = list(games)
     anchor = anchor or prior_order[0]
-    battles = from_games([*games, *prior_games(prior_order, prior_ties)], strong_weight=1)
-    table = leaderboard(battles, baseline=anchor, method="bt", rounds=rounds, seed=seed, ci=ci)
+    options = RankingOptions(
+        baseline=anchor, method="bt", rounds=rounds, seed=seed, ci=ci, ci_method=ci_method,
+        strong_weight=1, by_category=False,
+    )  # fmt: skip
+    table = rank([*games, *prior_games(prior_order, prior_ties)], options).overall
     parsed, excluded = Counter[str](), Counter[str]()
     for g in games:
         counter = parsed if g.get("parsed", True) and g.get("label") is not None else excluded
@@ -120,4 +130,4 @@ def fit_ratings(
             f"no battles link {', '.join(unrated)} to the others (set prior_ties >= 1 or play more rounds)"
         )
     rows.sort(key=lambda r: (-round(r.elo, 9), position.get(r.model, len(position))))
-    return Ratings(anchor, tuple(rows), prior_ties)
+    return Ratings(anchor, tuple(rows), prior_ties, table.interval)

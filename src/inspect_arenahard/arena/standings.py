@@ -157,6 +157,7 @@ def format_report(report: TournamentReport) -> str:
     lines.append(
         f"\nElo anchored at {report.ratings.anchor} = 1000; Bradley–Terry over battles plus "
         f"{report.ratings.prior_ties} prior tie(s) per prior neighbour pair."
+        + (f" {report.ratings.interval}." if report.ratings.interval else "")
     )
     lines.append(
         f"{report.pairings} pairings, {report.battles} battles ({report.unscored} without a committee verdict, "

@@ -406,4 +406,5 @@ class Tournament:
             anchor=self.config.anchor or self.config.prior_order()[0],
             rounds=self.config.bootstrap_rounds,
             seed=self.config.seed,
+            ci_method=self.config.ci_method,
         )

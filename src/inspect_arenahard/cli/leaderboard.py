@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
-    add_ci_argument,
     add_cost_arguments,
     add_ranking_arguments,
     output_file,
@@ -31,11 +30,9 @@ from inspect_arenahard.report.leaderboard_tables import (
     write_csv,
     write_json,
 )
-from inspect_arenahard.stats.battles import Battles, from_games
-from inspect_arenahard.stats.combined import combine, prompts_per_category
+from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.game_record import GameRecord
-from inspect_arenahard.stats.leaderboard import CI_METHODS, leaderboards
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
+from inspect_arenahard.stats.ranking import rank
 
 if TYPE_CHECKING:
     from inspect_arenahard.logs.reader import Run
@@ -43,10 +40,10 @@ if TYPE_CHECKING:
 EXAMPLES = """examples:
   arenahard leaderboard logs/
   arenahard leaderboard logs/ --judge openai/gpt-4.1 --category hard_prompt
-  arenahard leaderboard logs/ --style-control length,markdown --rounds 1000 --plot lb.png
+  arenahard leaderboard logs/ --style-control length,markdown --plot lb.png
   arenahard leaderboard logs/ --style-control length,markdown --style-anchor equal
   arenahard leaderboard --battles battles.jsonl --baseline gpt-4-0314 --json lb.json
-  arenahard leaderboard logs/ --ci-method sandwich              # one fit, prompt-clustered CIs
+  arenahard leaderboard logs/ --ci-method official --rounds 100  # the published (too narrow) CI
 """
 
 
@@ -55,7 +52,8 @@ def register(subparsers: Any) -> None:
         "leaderboard",
         help="rank models from judge logs or a battle file",
         description="Rank models by their judged battles against the baseline: Bradley–Terry "
-        "(Arena-Hard v0.1) or mean score (v2.0), with bootstrap confidence intervals. "
+        "(Arena-Hard v0.1) or mean score (v2.0), with prompt-clustered confidence intervals "
+        "(--ci-method official: the published row bootstrap). "
         "Scores are percent against the baseline (the baseline is 50).",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -69,23 +67,7 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="JSONL of {question_id, model_a, model_b, winner} rows instead of logs",
     )
-    parser.add_argument(
-        "--baseline", help="anchor model (default: the baseline the judge records name)"
-    )
     add_ranking_arguments(parser)
-    parser.add_argument(
-        "--ci-method", choices=CI_METHODS, default="bootstrap",
-        help="bootstrap: percentile intervals over --rounds resamples (default); sandwich: cluster-robust "
-        "intervals clustered by prompt from one fit (--method bt)",
-    )  # fmt: skip
-    add_ci_argument(parser)
-    parser.add_argument(
-        "--strong-weight",
-        type=int,
-        default=None,
-        help="battles a strong (>>) verdict counts for (default: the weight the runs were judged "
-        f"with, {STRONG_WEIGHT} unless -T strong_weight; logs only)",
-    )
     parser.add_argument(
         "--pool-settings",
         action="store_true",
@@ -110,16 +92,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     runs: list[Run] = []
-    battles, pooled = _load(args, runs)
-    battles = battles.where(judges=args.judge, category=args.category)
-    tables = leaderboards(battles, args.baseline, ci_method=args.ci_method, **ranking_options(args))
-    per_category = [t for t in tables if t.category is not None]
-    left_out: list[str] = []
-    if (
-        len(per_category) == len(tables) > 1
-    ):  # categories with their own baselines (v2.0), so no pooled table
-        combined, left_out = combine(per_category, prompts_per_category(battles), seed=args.seed)
-        tables = [*tables, combined]
+    inputs, pooled = _load(args, runs)
+    options = ranking_options(args)
+    ranking = rank(inputs, options)
+    tables, left_out = ranking.tables, ranking.left_out
     columns, extra, costs = _model_columns(
         args, {row.model for table in tables for row in table.rows}
     )
@@ -209,9 +185,11 @@ def _costs(args: argparse.Namespace) -> CostReport | None:
     return log_costs(args.logs, read_prices(args.prices) if args.prices else None)
 
 
-def _load(args: argparse.Namespace, runs: list[Run] | None = None) -> tuple[Battles, list[str]]:
-    """The battles to rank, and the verdict settings pooled across (--pool-settings); ``runs``
-    receives the runs read."""
+def _load(
+    args: argparse.Namespace, runs: list[Run] | None = None
+) -> tuple[Battles | list[GameRecord], list[str]]:
+    """The battle file's battles, or the logs' game records (weighted by the ranking service),
+    and the verdict settings pooled across (--pool-settings); ``runs`` receives the runs read."""
     if bool(args.logs) == bool(args.battles):
         raise UserError("give LOG paths or --battles FILE (one of the two)")
     if args.battles:
@@ -220,8 +198,7 @@ def _load(args: argparse.Namespace, runs: list[Run] | None = None) -> tuple[Batt
                 "--strong-weight applies to judge logs; battle files already repeat strong verdicts"
             )
         return read_battles_jsonl(args.battles), []
-    games, pooled = read_log_games(args.logs, pool_settings=args.pool_settings, runs=runs)
-    return from_games(games, args.strong_weight), pooled
+    return read_log_games(args.logs, pool_settings=args.pool_settings, runs=runs)
 
 
 def read_log_games(

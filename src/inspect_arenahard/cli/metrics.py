@@ -16,7 +16,6 @@ from pathlib import Path
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
-    add_ci_argument,
     add_ranking_arguments,
     plot_file,
     ranking_options,
@@ -25,8 +24,7 @@ from inspect_arenahard.cli.tables import Column, cell, print_records, print_tabl
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.files.outputs import save_figure, write_json
 from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
-from inspect_arenahard.stats.battles import from_games
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.ranking import rank
 from inspect_arenahard.stats.reference_comparison import (
     ReferenceComparison,
     compare_with_reference,
@@ -66,17 +64,15 @@ MODEL_COLUMNS: list[Column] = [
 
 
 def _benchmark_from_logs(args: argparse.Namespace) -> ScoreTable:
-    """Leaderboard with bootstrap intervals at ``--ci``, ranked from judge games by the
-    ranking options."""
-    battles = from_games(load_games(args.logs, args.games))
-    table = leaderboard(
-        battles.where(judges=args.judge, category=args.category), **ranking_options(args)
-    )
+    """The overall table (pooled, or the v2.0 combined score) at ``--ci``, ranked from judge
+    games by the ranking service with the command's ranking options."""
+    table = rank(load_games(args.logs, args.games), ranking_options(args)).overall
     if table.unranked:
         print(
             f"models without any parsed game, not ranked: {', '.join(f'{m} ({n} unparsed)' for m, n in table.unranked.items())}"
         )
     source = ", ".join([*args.logs, *([args.games] if args.games else [])])
+    source += f" ({table.interval})"
     if table.style:
         from inspect_arenahard.report.leaderboard_tables import style_label
 
@@ -207,12 +203,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="JSON object of model-name aliases between benchmark and reference",
     )
     p.add_argument("--only-mapped", action="store_true", help="compare only models named in --map")
-    add_ci_argument(p)
     p.add_argument(
         "--plot",
         type=plot_file,
         metavar="FILE",
         help=f"benchmark-vs-reference scatter plot with intervals; {PLOT_HELP}",
     )
-    add_ranking_arguments(p, scope="logs: ")
+    add_ranking_arguments(p)  # --ci too: the level of both tables' intervals
     p.set_defaults(func=run_metrics)

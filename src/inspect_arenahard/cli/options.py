@@ -5,14 +5,15 @@ turn games into a ranking, and the cost options."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from inspect_arenahard.errors import UserError, confidence_level
 from inspect_arenahard.files.outputs import plot_formats
-from inspect_arenahard.stats.leaderboard import METHODS, UNPARSED_RULES
 from inspect_arenahard.stats.quality import DEFAULT_CI
-from inspect_arenahard.stats.style_control import ANCHORS, parse_features
+from inspect_arenahard.stats.ranking import RankingOptions
+from inspect_arenahard.typed_options import add_options, from_args
 
 CI_HELP = "confidence level of the intervals: 0.95 or 95 both mean 95%% (default 0.95)"
 PLOT_HELP = "write a plot here; the format follows the extension (png, pdf, svg, jpg, eps, …)"
@@ -55,61 +56,20 @@ def add_ci_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ci", type=confidence, default=DEFAULT_CI, help=CI_HELP)
 
 
-def add_ranking_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
-    """--judge, --category, --method, --unparsed, --style-control, --style-anchor, --rounds, --seed:
-    how games become a ranking. Rules default to the official ones of the logs' Arena-Hard version.
-
-    Shared by the commands that rank models from logs; ``scope`` prefixes the help texts.
-    """
-    add = parser.add_argument
-    add(
-        "--judge",
-        action="append",
-        metavar="MODEL",
-        help=f"{scope}use only this judge (repeat to pool several; default: all pooled)",
-    )
-    add("--category", help=f"{scope}use only this question category")
-    add(
-        "--method",
-        choices=METHODS,
-        help=f"{scope}bt: Bradley–Terry win-rate (official v0.1); mean: mean battle score (official v2.0); default: the version's",
-    )
-    add(
-        "--unparsed",
-        choices=UNPARSED_RULES,
-        help=f"{scope}game: drop only an unparsed game (official v0.1); pair: drop both games of its judgment (official v2.0); default: the version's",
-    )
-    add(
-        "--style-control",
-        metavar="FEATURES",
-        help=f"{scope}comma-separated: length, markdown (= header,list,bold), header, list, bold",
-    )
-    add(
-        "--style-anchor",
-        choices=ANCHORS,
-        help=f"{scope}style-controlled score at the pool's mean style difference (official, default) or at equal style (equal: does not move with the pool)",
-    )
-    add("--rounds", type=int, default=100, help=f"{scope}bootstrap rounds (default 100)")
-    add(
-        "--seed",
-        type=int,
-        default=0,
-        help=f"{scope}bootstrap seed (default 0: the same games give the same table)",
-    )
+def add_ranking_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of every ``RankingOptions`` field (generated from the dataclass) and ``--ci``:
+    how games become a ranking, declared once for every command that ranks."""
+    add_options(parser, RankingOptions, skip=("ci",))
+    add_ci_argument(parser)
 
 
-def ranking_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of ``stats.leaderboard.leaderboard(s)`` that
-    :func:`add_ranking_arguments` sets (``--judge`` and ``--category`` select battles instead)."""
-    return dict(
-        method=args.method,
-        style=parse_features(args.style_control) if args.style_control else (),
-        rounds=args.rounds,
-        seed=args.seed,
-        ci=args.ci,
-        unparsed=args.unparsed,
-        style_anchor=args.style_anchor,
-    )
+def ranking_options(args: argparse.Namespace, **fixed: Any) -> RankingOptions:
+    """The ``RankingOptions`` of parsed flags (``fixed`` overrides fields a command sets itself);
+    a bad combination is a ``UserError``."""
+    try:
+        return replace(from_args(RankingOptions, args), **fixed)
+    except ValueError as ex:
+        raise UserError(str(ex)) from None
 
 
 def add_cost_arguments(parser: argparse.ArgumentParser) -> None:

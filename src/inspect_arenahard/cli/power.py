@@ -1,5 +1,5 @@
 """``arenahard power``: how many prompts a benchmark needs to separate two models a given number
-of points apart, per judge, from the per-prompt spread of its scores.
+of points apart, per judge, from the variance of the leaderboard's intervals (same options).
 
 The analysis is :func:`inspect_arenahard.stats.power.power_per_judge`; this module renders its
 result as tables and (``--json``) as its ``to_dict()``.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
-from inspect_arenahard.cli.options import add_ci_argument
+from inspect_arenahard.cli.options import add_ranking_arguments, ranking_options
 from inspect_arenahard.cli.tables import Column, print_records, print_table
 from inspect_arenahard.files.outputs import write_json
 from inspect_arenahard.stats.power import PowerReport, power_per_judge
@@ -18,13 +18,15 @@ from inspect_arenahard.stats.power import PowerReport, power_per_judge
 SPREAD_COLUMNS: list[Column] = [
     ("model", "model"),
     ("prompts", "n_prompts"),
-    ("mean", "mean"),
-    ("sd", "sd"),
+    ("score", "mean"),
+    ("se", "se"),
+    ("per-prompt sd", "sd"),
 ]
 
 
 def run_power(args: argparse.Namespace) -> int:
-    reports = power_per_judge(load_games(args.logs, args.games), args.delta, args.ci)
+    options = ranking_options(args)
+    reports = power_per_judge(load_games(args.logs, args.games), options, args.delta)
     for judge, report in reports.items():
         print_power(judge, report)
     if args.json:
@@ -34,9 +36,9 @@ def run_power(args: argparse.Namespace) -> int:
 
 def print_power(judge: str, r: PowerReport) -> None:
     """One judge's per-model spread, then the prompts needed under both criteria."""
-    print_records(f"Per-prompt spread, judge {judge}", SPREAD_COLUMNS, r.models)
+    print_records(f"Score spread, judge {judge} ({r.interval})", SPREAD_COLUMNS, r.models)
     print_table(
-        f"Power for delta = {r.delta} points at {r.ci:.0%}",
+        f"Power for delta = {r.delta} points at {r.ci:.0%} (the leaderboard's variance)",
         [
             "criterion",
             "typical sd",
@@ -62,16 +64,15 @@ def print_power(judge: str, r: PowerReport) -> None:
         ],
     )
     print(
-        "tests used: each model's score is the mean of its per-prompt scores with a normal "
-        f"interval (mean ± z·sd/√n, z for {r.ci:.0%}); 'non-overlapping normal CIs' compares two "
-        "such intervals, 'paired z-test' the per-prompt differences on shared prompts. The "
-        "leaderboard's intervals come from refitting all games (bootstrap or sandwich), so a pair "
-        "can be separated there and not here, or the reverse."
+        "tests used: the leaderboard's own variance (its interval method, prompt-clustered by "
+        "default); 'non-overlapping normal CIs' asks whether two models' intervals overlap, as the "
+        "leaderboard prints them; 'paired z-test' tests their difference with the covariance of "
+        "the same fit (both models answer the same prompts)."
     )
     if r.prompts_needed_paired is None:
         only = ", ".join(s.model for s in r.models)
         print(
-            f"paired test: no two models share scored prompts (judge {judge}: {only}); "
+            f"paired test: only one model is scored (judge {judge}: {only}); "
             "add a log of another model on the same prompts"
         )
 
@@ -98,5 +99,5 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=2.0,
         help="score difference to detect, in points (default 2)",
     )
-    add_ci_argument(p)
+    add_ranking_arguments(p)
     p.set_defaults(func=run_power)

@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from inspect_arenahard.cli.options import add_ci_argument, add_ranking_arguments
+from inspect_arenahard.cli.options import add_ranking_arguments, ranking_options
 from inspect_arenahard.files.outputs import wrote
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 EXAMPLES = """examples:
   arenahard report logs/ --html report/
@@ -34,17 +33,9 @@ def register(subparsers: Any) -> None:
         help="Inspect log files or folders (local or s3://…) of arenahard runs",
     )
     add("--html", type=Path, required=True, metavar="OUT", help="folder to write index.html into")
-    add("--baseline", help="anchor model (default: the baseline the judge records name)")
     add_ranking_arguments(
         parser
     )  # --style-control: features of the style-controlled board (default length,markdown)
-    add_ci_argument(parser)
-    add(
-        "--strong-weight",
-        type=int,
-        default=None,
-        help=f"battles a strong (>>) verdict counts for (default: the weight the runs were judged with, {STRONG_WEIGHT} unless -T strong_weight)",
-    )
     add(
         "--reference",
         type=Path,
@@ -78,11 +69,8 @@ def run(args: argparse.Namespace) -> int:
     from inspect_arenahard.report.page import Options, write_report
 
     options = Options(
-        baseline=args.baseline, judges=args.judge, category=args.category, method=args.method,
-        unparsed=args.unparsed, style_anchor=args.style_anchor, audit=not args.no_audit,
-        style=args.style_control or Options.style, rounds=args.rounds,
-        seed=args.seed, ci=args.ci, strong_weight=args.strong_weight, reference=args.reference, name_map=args.map,
-        prices=args.prices, delta=args.delta,
+        ranking=ranking_options(args), audit=not args.no_audit, reference=args.reference,
+        name_map=args.map, prices=args.prices, delta=args.delta,
     )  # fmt: skip
     path = write_report([str(p) for p in args.logs], args.html, options)
     wrote(path)

@@ -1,7 +1,7 @@
 """Dataframes of judge logs for notebooks, in the style of ``inspect_ai.analysis``.
 
-``games_df`` has one row per judged game and ``battles_df`` one row per battle as the leaderboard
-fits them; both come from the same fast log reader as ``arenahard leaderboard`` (newest complete
+``games_df`` has one row per judged game, ``battles_df`` one row per battle as the leaderboard
+fits them and ``leaderboard_df`` the leaderboard's rows; both come from the same fast log reader as ``arenahard leaderboard`` (newest complete
 run per model and settings; superseded, partial and ignored logs are listed in ``df.attrs["notes"]``),
 so a notebook never re-parses logs::
 
@@ -10,6 +10,7 @@ so a notebook never re-parses logs::
     games = games_df("logs/")                      # or "s3://bucket/arenahard"
     games.groupby(["judge", "position"]).points.mean()
     battles = battles_df("logs/", strong_weight=3)
+    board = leaderboard_df("logs/", RankingOptions(style_control="length"))  # as `arenahard leaderboard`
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from inspect_arenahard.stats.battles import STYLE_COLUMNS, from_games, records_weight, style_vector
 from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.ranking import RankingOptions, rank
 from inspect_arenahard.stats.verdict_points import weighted_points
 
 if TYPE_CHECKING:
@@ -124,4 +126,24 @@ def battles_df(logs: LogPaths | None = None, strong_weight: int | None = None) -
         for k, column in enumerate(STYLE_COLUMNS):
             frame[f"{column}_{side}"] = style[:, k] if style is not None else np.nan
     frame.attrs["notes"] = notes
+    return frame
+
+
+def leaderboard_df(
+    logs: LogPaths | None = None, options: RankingOptions | None = None
+) -> pd.DataFrame:
+    """One row per model and table, the records ``arenahard leaderboard --json`` writes for the
+    same ``options`` (the same ranking service): ``category`` (``all`` for the pooled table,
+    ``combined`` for the v2.0 combined score), score, interval, ``n`` in games and ``ci_method``."""
+    import pandas as pd
+
+    from inspect_arenahard.report.leaderboard_tables import POOLED, records
+
+    games, notes = _read(logs)
+    tables = rank(games, options).tables
+    frame = pd.DataFrame(
+        [{"category": t.category or POOLED, **r} for t in tables for r in records([t])]
+    )
+    frame.attrs["notes"] = notes
+    frame.attrs["interval"] = [t.interval for t in tables]
     return frame

@@ -1,7 +1,7 @@
 """Leaderboard output: plain-text tables, JSON/CSV records and a forest-plot PNG.
 
-Records are ``{model, score, lower, upper, n, avg_tokens, excluded}`` (percent against the
-baseline); when several tables are written together each record starts with its ``category``
+Records are ``{model, score, lower, upper, n, avg_tokens, excluded, ci_method}`` (percent against
+the baseline; ``n`` in games, ``ci_method`` the interval: ``sandwich`` or ``official``); when several tables are written together each record starts with its ``category``
 (``"all"`` for the pooled table). Style-controlled records add ``style_control`` (the features)
 and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odds per SD with its
 CI), so a style-controlled table can never pass for a plain one. Callers add per-model columns
@@ -19,7 +19,7 @@ from typing import Any
 
 from inspect_arenahard.files import outputs
 from inspect_arenahard.stats.bt import DEGENERATE_TIE
-from inspect_arenahard.stats.leaderboard import Leaderboard
+from inspect_arenahard.stats.estimates import Leaderboard
 from inspect_arenahard.stats.style_control import ANCHOR_MEANING
 
 POOLED = "all"
@@ -45,6 +45,7 @@ def records(
         style = _style_fields(table, coefficients)
         for row in table.rows:
             record = {k: _finite(v) for k, v in row.record().items()} | style
+            record["ci_method"] = table.ci_method
             record |= (extra or {}).get(row.model, {})
             out.append(
                 {"category": table.category or POOLED, **record} if len(tables) > 1 else record
@@ -109,9 +110,7 @@ def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
         f"category: {table.category or POOLED}",
         f"baseline: {table.baseline}",
         f"method: {table.method}",
-        f"{pct} CI from {table.rounds} bootstrap rounds"
-        if table.ci_method == "bootstrap"
-        else f"{pct} CI: cluster-robust sandwich over {table.clusters} prompts",
+        table.interval,
     ]
     if table.style:
         heading.append(f"{style_label(table)}: {ANCHOR_MEANING[str(table.style_anchor)]}")
@@ -149,6 +148,11 @@ def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
             f"{c.name} {c.value:+.3f} [{c.lower:+.3f}, {c.upper:+.3f}]" for c in table.style
         )
         lines.append(f"style coefficients (log-odds per SD, {pct} CI): {coefs}")
+    if table.ci_method == "sandwich" and table.clusters < 2:
+        lines.append(
+            "no interval: a prompt-clustered interval needs games on at least 2 prompts "
+            "(--ci-method official gives the row bootstrap, which ignores prompt-to-prompt variation)"
+        )
     if table.excluded_games:
         partners = table.excluded_games - table.unparsed_games
         lines.append(
@@ -199,7 +203,7 @@ def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:
         ax.set_yticks(
             list(ys), [r.model + (" (baseline)" if r.model == table.baseline else "") for r in rows]
         )
-        ax.set_xlabel(f"score vs {table.baseline} (%), {table.ci * 100:g}% CI")
+        ax.set_xlabel(f"score vs {table.baseline} (%), {table.interval}", fontsize=8)
         ax.set_title(
             f"{table.category or POOLED} ({table.method})"
             + (f"\n{style_label(table)}" if table.style else "")

@@ -87,14 +87,7 @@ class Battles:
 
         An unknown judge or category is an error naming the ones present, not an empty table.
         """
-        mask = np.ones(len(self), dtype=bool)
-        if judges:
-            _check_known("judge", judges, self.judge)
-            mask &= np.isin(self.judge, list(judges))
-        if category is not None:
-            _check_known("category", [category], self.category)
-            mask &= self.category == category
-        return self.select(mask)
+        return self.select(selection(self.judge, self.category, judges, category))
 
     def categories(self) -> list[str]:
         """Distinct non-empty categories, sorted."""
@@ -130,6 +123,25 @@ class Battles:
         sums = np.bincount(answers, tokens[known][first], minlength=m)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def selection(
+    judge: np.ndarray,
+    category: np.ndarray,
+    judges: Sequence[str] | None = None,
+    wanted: str | None = None,
+) -> np.ndarray:
+    """Mask of the rows judged by one of ``judges`` and in category ``wanted`` (None: no filter);
+    an unknown judge or category is an error naming the ones present. Battles and raw game
+    records are selected by this one rule."""
+    mask = np.ones(len(judge), dtype=bool)
+    if judges:
+        _check_known("judge", judges, judge)
+        mask &= np.isin(judge, list(judges))
+    if wanted is not None:
+        _check_known("category", [wanted], category)
+        mask &= category == wanted
+    return mask
 
 
 def _check_known(what: str, wanted: Iterable[str], present: np.ndarray) -> None:
@@ -270,16 +282,21 @@ def _game_style(
     return (model, baseline) if position == "A" else (baseline, model)
 
 
-def from_battle_rows(rows: Iterable[tuple[str, Mapping[str, Any]]], source: str) -> Battles:
-    """Battles from ``{question_id, model_a, model_b, winner}`` rows, each with where it came from.
+def from_battle_rows(
+    rows: Iterable[tuple[str, Mapping[str, Any]]], source: str, strong_weight: int = STRONG_WEIGHT
+) -> Battles:
+    """Battles from ``{question_id, model_a, model_b, winner}`` rows, each with where it came from
+    (files are read by :func:`inspect_arenahard.logs.battle_files.read_battles_jsonl`).
 
-    Strong verdicts already appear as repeated rows, so every row weighs 1. Optional fields:
-    ``category``, ``judge``, and Chatbot Arena's ``conv_metadata`` (style per side). Any bad row
-    is a ``ValueError`` starting with its ``where`` (file and line) that names the field;
-    ``source`` names the input when it holds no rows. Files are read by
-    :func:`inspect_arenahard.logs.battle_files.read_battles_jsonl`.
+    Strong verdicts appear as ``strong_weight`` repeated rows (arena-hard's battle files), so a
+    run of c identical consecutive rows is read as c // strong_weight strong games (weight
+    ``strong_weight``) and c % strong_weight single games: the fits see the same rows, and
+    counts are games, not rows. Optional fields: ``category``, ``judge``, and Chatbot Arena's
+    ``conv_metadata`` (style per side). Any bad row is a ``ValueError`` starting with its
+    ``where`` (file and line) that names the field; ``source`` names the input when it has none.
     """
     columns = _Columns()
+    run: list[Any] = []  # [key, count, game fields] of the current run of identical rows
     for where, row in rows:
         missing = [f for f in _BATTLE_FIELDS if f not in row]
         if missing:
@@ -290,14 +307,32 @@ def from_battle_rows(rows: Iterable[tuple[str, Mapping[str, Any]]], source: str)
             )
         if row["model_a"] == row["model_b"]:
             raise ValueError(f"{where}: model_a and model_b are both {row['model_a']!r}")
+        key = [row.get(f) for f in (*_BATTLE_FIELDS, "category", "judge", "conv_metadata")]
+        if run and run[0] == key:
+            run[1] += 1
+            continue
+        _add_run(columns, run, strong_weight)
         style_a, style_b = _arena_style(row.get("conv_metadata"), where)
-        columns.add(
-            str(row["model_a"]), str(row["model_b"]), WINNER_POINTS[row["winner"]], 1.0,
-            row["question_id"], row.get("category"), row.get("judge"), None, style_a, style_b,
-        )  # fmt: skip
+        run = [key, 1, (
+            str(row["model_a"]), str(row["model_b"]), WINNER_POINTS[row["winner"]],
+            row["question_id"], row.get("category"), row.get("judge"), style_a, style_b,
+        )]  # fmt: skip
+    _add_run(columns, run, strong_weight)
     if not columns.rows:
         raise ValueError(f"{source}: no battles")
     return columns.build()
+
+
+def _add_run(columns: _Columns, run: list[Any], strong_weight: int) -> None:
+    """The games of a run of identical battle-file rows (see :func:`from_battle_rows`)."""
+    if not run:
+        return
+    count, (model_a, model_b, points, question_id, category, judge, style_a, style_b) = run[1:]
+    strong, single = divmod(count, strong_weight) if strong_weight > 1 else (0, count)
+    for weight in [float(strong_weight)] * strong + [1.0] * single:
+        columns.add(
+            model_a, model_b, points, weight, question_id, category, judge, None, style_a, style_b
+        )
 
 
 def _arena_style(meta: Any, where: str) -> tuple[Sequence[float] | None, Sequence[float] | None]:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.stats import poisson
-from threadpoolctl import threadpool_limits
 
 from inspect_arenahard.stats.block_refit import BlockRefit
-from inspect_arenahard.stats.bt import Design, Fit, fit, star_theta
+from inspect_arenahard.stats.bt import Design, Fit, fit, one_blas_thread, star_theta
 
 
 class Resampler:
@@ -197,7 +196,7 @@ def bootstrap_fits(
         return thetas, np.zeros((rounds, 0))
     thetas = np.empty((rounds, design.n_models))
     gammas = np.empty((rounds, design.features.shape[1]))
-    with threadpool_limits(limits=1, user_api="blas"):  # small Newton systems: threads only contend
+    with one_blas_thread():  # small Newton systems: threads only contend
         if BlockRefit.applies(design, init):
             block_refit = BlockRefit(design, anchor, init)
             for start in range(0, rounds, block_refit.rounds):

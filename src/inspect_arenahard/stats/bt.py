@@ -19,13 +19,26 @@ weight ``DEGENERATE_TIE`` (at equal style). An all-wins model with n battles the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Literal
+from functools import cache, cached_property
+from typing import Any, Literal
 
 import numpy as np
 from scipy import linalg, sparse
 from scipy.sparse import csgraph
 from scipy.special import expit
+from threadpoolctl import ThreadpoolController
+
+
+@cache
+def _blas() -> ThreadpoolController:
+    """The process's BLAS libraries, found once (a scan costs ~20 ms per ``threadpool_limits``)."""
+    return ThreadpoolController()
+
+
+def one_blas_thread() -> Any:
+    """Context: BLAS limited to one thread, for small Newton systems where threads only contend."""
+    return _blas().limit(limits=1, user_api="blas")
+
 
 DEGENERATE_TIE = 0.01
 """Battles' worth of tie added to each one-sided pair, only when the MLE would be infinite."""

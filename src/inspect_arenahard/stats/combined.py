@@ -18,8 +18,8 @@ Uncertainty. Categories hold disjoint prompts, so their estimates are independen
 * bootstrap: the combined sample of round r is Σ_c w_c S_c^(r) after shuffling each category's
   rounds (the category tables draw from equally seeded generators, which would otherwise pair
   their rounds), and the interval is its percentile interval;
-* sandwich: Var S = Σ_c w_c² Var S_c, each Var S_c by the delta method from that table's
-  log-odds standard error, and a Wald interval clipped to [0, 100].
+* sandwich: Cov S = Σ_c w_c² Cov S_c (each table's prompt-clustered score covariance, by the
+  delta method), and a Wald interval clipped to [0, 100].
 
 A model missing from some category has no combined score; it is listed, not imputed.
 """
@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy.special import logit, ndtri
+from scipy.special import ndtri
 
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import percentile_interval
-from inspect_arenahard.stats.leaderboard import Leaderboard, Row
+from inspect_arenahard.stats.estimates import Leaderboard, Row, sample_covariance
 
 COMBINED = "combined"
 """Category label of the combined table."""
@@ -68,10 +68,17 @@ def combine(
     everywhere = sorted(set.intersection(*(set(rows) for rows in by_model)))
     left_out = sorted(set().union(*by_model) - set(everywhere))
     first = tables[0]
+    score = np.array([weight @ [rows_c[m].score for rows_c in by_model] for m in everywhere])
+    covariance = sum(
+        (w**2 * np.array([[t.score_covariance(x, y) for y in everywhere] for x in everywhere])
+         for w, t in zip(weight, tables)),
+        np.zeros((len(everywhere), len(everywhere))),
+    )  # fmt: skip
     if first.ci_method == "sandwich":
-        lower, upper = _sandwich_bounds(everywhere, by_model, weight, first.ci)
+        half = float(ndtri(0.5 + first.ci / 2)) * np.sqrt(np.diag(covariance))
+        lower, upper = np.clip(score - half, 0, 100), np.clip(score + half, 0, 100)
     else:
-        lower, upper = _bootstrap_bounds(everywhere, tables, weight, first.ci, seed)
+        lower, upper, covariance = _bootstrap_bounds(everywhere, tables, weight, first.ci, seed)
     rows = []
     for i, model in enumerate(everywhere):
         parts = [rows_c[model] for rows_c in by_model]
@@ -79,7 +86,7 @@ def combine(
         rows.append(
             Row(
                 model=model,
-                score=float(weight @ [p.score for p in parts]),
+                score=float(score[i]),
                 lower=float(lower[i]),
                 upper=float(upper[i]),
                 n=sum(p.n for p in parts),
@@ -95,6 +102,7 @@ def combine(
         category=COMBINED, baseline=f"each category's own — {anchors}", method=first.method, rounds=first.rounds, ci=first.ci,
         rows=tuple(rows), judges=first.judges, excluded_games=sum(t.excluded_games for t in tables),
         ci_method=first.ci_method, clusters=sum(t.clusters for t in tables),
+        covariance={(x, y): float(covariance[i, j]) for i, x in enumerate(everywhere) for j, y in enumerate(everywhere)},
     )  # fmt: skip
     return table, left_out
 
@@ -105,7 +113,8 @@ def _bootstrap_bounds(
     weight: np.ndarray,
     ci: float,
     seed: int | None,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Percentile interval and covariance of the combined official bootstrap samples."""
     rng = np.random.default_rng(seed)
     rounds = min(len(next(iter(t.bootstrap.values()))) for t in tables)
     total = np.zeros((rounds, len(models)))
@@ -114,22 +123,4 @@ def _bootstrap_bounds(
             rounds
         )  # independent categories: break the shared-seed pairing of rounds
         total += w * np.column_stack([table.bootstrap[m][:rounds][order] for m in models])
-    return percentile_interval(total, ci)
-
-
-def _sandwich_bounds(
-    models: list[str], by_model: list[dict[str, Row]], weight: np.ndarray, ci: float
-) -> tuple[np.ndarray, np.ndarray]:
-    z = float(ndtri(0.5 + ci / 2))
-    variance = np.zeros(len(models))
-    score = np.zeros(len(models))
-    for w, rows in zip(weight, by_model):
-        for i, model in enumerate(models):
-            row = rows[model]
-            score[i] += w * row.score
-            if row.upper > row.lower:  # log-odds Wald interval: recover its standard error
-                se_theta = (logit(row.upper / 100) - logit(row.lower / 100)) / (2 * z)
-                p = row.score / 100
-                variance[i] += (w * 100 * p * (1 - p) * se_theta) ** 2
-    half = z * np.sqrt(variance)
-    return np.clip(score - half, 0, 100), np.clip(score + half, 0, 100)
+    return (*percentile_interval(total, ci), sample_covariance(total))

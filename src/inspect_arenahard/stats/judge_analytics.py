@@ -11,17 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from inspect_arenahard.stats import judge_bias
 from inspect_arenahard.stats.agreement import AgreementSummary
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.game_record import GameRecord
-from inspect_arenahard.stats.leaderboard import leaderboard
+from inspect_arenahard.stats.ranking import DEFAULT_STYLE, RankingOptions, rank
 from inspect_arenahard.stats.score_tables import ScoreTable, align_models
-from inspect_arenahard.stats.style_control import parse_features
 
-LENGTH_STYLE = "length,markdown"
+LENGTH_STYLE = DEFAULT_STYLE
+POINTS_ONLY_OPTIONS = partial(RankingOptions, ci_method="official", rounds=1)
+"""Rankings whose intervals are never shown: one bootstrap round, the cheapest interval."""
 """Style features controlled for in the length analysis."""
 
 
@@ -107,13 +109,9 @@ class JudgeAnalytics:
 
 
 def _scores(battles: Battles, judge: str, style: str | None = None) -> Any:
-    """One judge's leaderboard from a single fit, optionally style-controlled."""
-    return leaderboard(
-        battles.where(judges=[judge]),
-        style=parse_features(style) if style else (),
-        rounds=1,
-        seed=0,
-    )
+    """One judge's overall table, optionally style-controlled: point estimates only (the one
+    bootstrap round is never shown)."""
+    return rank(battles, POINTS_ONLY_OPTIONS(judge=[judge], style_control=style)).overall
 
 
 def analyse_judges(
@@ -165,7 +163,7 @@ def _length_bias(
     """Score vs mean answer length per judge, raw and style-controlled, and for a judge that
     always prefers the longer answer."""
     policy_battles = from_games(judge_bias.verbose_policy(games))
-    policy = leaderboard(policy_battles, rounds=1, seed=0)
+    policy = rank(policy_battles, POINTS_ONLY_OPTIONS()).overall
     rows = []
     for judge, table in [*sorted(tables.items()), (judge_bias.VERBOSE_POLICY, policy)]:
         raw = {r.model: r.score for r in table.rows}

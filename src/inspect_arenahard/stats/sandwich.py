@@ -52,7 +52,8 @@ def cluster_robust_covariance(
     """Sandwich covariance of the MLE (``theta``, ``gamma``) of battles ``a`` vs ``b``.
 
     Battles are the fitted rows (parsed games), ``clusters`` any labels (prompt ids); rows with
-    the same label are one cluster. ``small_sample`` applies G / (G − 1).
+    the same label are one cluster. ``small_sample`` applies G / (G − 1). With fewer than 2
+    clusters the covariance is undefined (NaN): the table then shows no interval.
     """
     n_models = len(theta)
     k = 0 if features is None else features.shape[1]
@@ -67,8 +68,8 @@ def cluster_robust_covariance(
     hessian = (design.T @ design.multiply(curvature[:, None])).toarray()
     _, group = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
     n_groups = int(group.max()) + 1 if len(group) else 0
-    if n_groups < 2:
-        raise ValueError("cluster-robust intervals need battles from at least 2 prompts")
+    if n_groups < 2:  # one prompt says nothing about prompt-to-prompt variation
+        return Sandwich(covariance=np.full((n_models + k, n_models + k), np.nan), clusters=n_groups)
     residual = weight * (points - prob)
     member = sparse.csr_matrix(
         (residual, (group.ravel(), np.arange(len(a)))), shape=(n_groups, len(a))
@@ -84,6 +85,44 @@ def cluster_robust_covariance(
     covariance = np.zeros((n_models + k, n_models + k))
     covariance[np.ix_(free, free)] = cov_free
     return Sandwich(covariance=covariance, clusters=n_groups)
+
+
+def cluster_robust_mean_covariance(
+    n_models: int,
+    a: np.ndarray,
+    b: np.ndarray,
+    points: np.ndarray,
+    weight: np.ndarray,
+    clusters: np.ndarray,
+    anchor: int,
+    small_sample: bool = True,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """(score %, covariance of the score shares, clusters) of the mean method.
+
+    A model's score is the ratio p_m = Σ_i w_i y_im / Σ_i w_i over its games (y_im its points);
+    its influence per cluster is u_gm = Σ_{i ∈ g} w_i (y_im − p_m) / W_m, and the covariance
+    G/(G − 1) Σ_g u_g u_gᵀ. With one fixed baseline p_m = σ(θ_m) of the star design and this is
+    exactly the Bradley–Terry sandwich mapped to the win-rate scale. The anchor is fixed at 50.
+    """
+    side = np.r_[a, b]
+    y = np.r_[points, 1.0 - points]
+    w = np.r_[weight, weight]
+    _, group = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    group = np.r_[group.ravel(), group.ravel()]
+    n_groups = int(group.max()) + 1 if len(group) else 0
+    total = np.bincount(side, weights=w, minlength=n_models)
+    share = np.bincount(side, weights=w * y, minlength=n_models) / total
+    influence = sparse.csr_matrix(
+        (w * (y - share[side]) / total[side], (group, side)), shape=(n_groups, n_models)
+    )
+    covariance = (influence.T @ influence).toarray()
+    if n_groups < 2:  # one prompt says nothing about prompt-to-prompt variation
+        covariance[:] = np.nan
+    elif small_sample:
+        covariance *= n_groups / (n_groups - 1)
+    covariance[anchor, :] = covariance[:, anchor] = 0.0
+    share[anchor] = 0.5
+    return 100 * share, covariance, n_groups
 
 
 def wald_interval(estimate: np.ndarray, se: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:

@@ -46,7 +46,7 @@ class ScoreTable:
 
 def leaderboard_scores(source: str, table: Any) -> ScoreTable:
     """A leaderboard computed from logs (``stats.leaderboard.Leaderboard``) as a score table,
-    with its bootstrap samples."""
+    with its official bootstrap samples, or the prompt-clustered variance of its scores."""
     return ScoreTable(
         source,
         {
@@ -56,6 +56,7 @@ def leaderboard_scores(source: str, table: Any) -> ScoreTable:
                 r.lower,
                 r.upper,
                 samples=table.bootstrap.get(r.model),
+                variance=table.score_covariance(r.model, r.model) if not table.bootstrap else None,
                 ci=table.ci,
             )
             for r in table.rows

@@ -139,17 +139,18 @@ def at_official_anchor(
     return theta + np.where(np.arange(theta.shape[-1]) != anchor, shift, 0.0)
 
 
-def official_anchor_se(
+def official_anchor_covariance(
     covariance: np.ndarray, mean_difference: np.ndarray, anchor: int
 ) -> np.ndarray:
-    """Standard errors of ``at_official_anchor``'s strengths from the covariance of (θ, γ).
+    """Covariance of ``at_official_anchor``'s strengths (models²) from that of (θ, γ).
 
     The shift is linear, θ'_i = θ_i + μ·γ (μ held at its full-data value, as in the bootstrap), so
-    Var θ'_i = Var θ_i + 2 μ·Cov(γ, θ_i) + μᵀ Cov(γ) μ; the anchor stays at 0 ± 0.
+    Cov θ' = S Cov(θ, γ) Sᵀ with S = [I | 1μᵀ] off the anchor row; the anchor stays at 0 ± 0.
+    A zero μ (the equal anchor) gives the θ block unchanged.
     """
     k = len(mean_difference)
     n = covariance.shape[0] - k
     shift = np.zeros((n, n + k))
     shift[:, :n] = np.eye(n)
     shift[np.arange(n) != anchor, n:] = mean_difference
-    return np.sqrt(np.clip(np.einsum("ij,jk,ik->i", shift, covariance, shift), 0.0, None))
+    return shift @ covariance @ shift.T

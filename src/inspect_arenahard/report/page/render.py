@@ -7,6 +7,7 @@ browser's ``--dump-dom`` shows whether the page ran cleanly.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
@@ -15,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from inspect_arenahard.report.costs import format_cost
+from inspect_arenahard.report.leaderboard_tables import records
 from inspect_arenahard.report.page.sections import Board, Report
-from inspect_arenahard.stats.leaderboard import Leaderboard
+from inspect_arenahard.stats.estimates import Leaderboard
 
 PLAIN, STYLED, BASELINE = "#1f77b4", "#e6550d", "#d62728"
 OUTCOME = {2: "much better", 1: "better", 0: "tie", -1: "worse", -2: "much worse"}
@@ -227,7 +229,7 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
     meta = [
         f"anchor: <b>{escape(plain.baseline)}</b> = 50",
         f"method: {escape(plain.method)}",
-        f"{pct} bootstrap CI, {plain.rounds} rounds",
+        escape(plain.interval),
         f"judge{'s pooled' if len(plain.judges) > 1 else ''}: {escape(', '.join(plain.judges))}",
     ]
     notes = []
@@ -269,7 +271,20 @@ def _leaderboards(report: Report) -> str:
         for i, n in enumerate(names)
     )
     panels = "".join(_board_panel(b, report, i == 0) for i, b in enumerate(report.boards))
-    return f'<h2 id="leaderboard">Leaderboard</h2><nav class="tabs">{tabs}</nav>{panels}'
+    return (
+        f'<h2 id="leaderboard">Leaderboard</h2><nav class="tabs">{tabs}</nav>{panels}'
+        f'<script type="application/json" id="leaderboard-data">{leaderboard_data(report)}</script>'
+    )
+
+
+def leaderboard_data(report: Report) -> str:
+    """The boards' rows as JSON, the records ``arenahard leaderboard --json`` writes (plain and
+    style-controlled tables), safe inside a ``<script>`` element."""
+    data = {
+        "plain": records([b.plain for b in report.boards], coefficients=True),
+        "styled": records([b.styled for b in report.boards if b.styled], coefficients=True),
+    }
+    return json.dumps(data).replace("</", "<\\/")
 
 
 def _models(report: Report) -> str:

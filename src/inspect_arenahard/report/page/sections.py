@@ -6,25 +6,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from inspect_arenahard.report.costs import CostReport, Usage, log_costs, read_prices
 from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats import judge_bias, power
-from inspect_arenahard.stats.battles import Battles, from_games
+from inspect_arenahard.stats.estimates import Leaderboard
 from inspect_arenahard.stats.game_record import GameRecord
-from inspect_arenahard.stats.leaderboard import (
-    Leaderboard,
-    Method,
-    Unparsed,
-    leaderboard,
-    leaderboards,
+from inspect_arenahard.stats.ranking import (
+    DEFAULT_STYLE,
+    Ranking,
+    RankingOptions,
+    rank,
+    select_games,
 )
 from inspect_arenahard.stats.reference_comparison import MIN_MODELS, compare_with_reference
 from inspect_arenahard.stats.score_tables import align_models, leaderboard_scores
-from inspect_arenahard.stats.style_control import Anchor, parse_features
 
 DISPUTED_SHOWN = 60
 """Disputed games listed on the page (the total is always stated)."""
@@ -34,19 +33,9 @@ DISPUTED_SHOWN = 60
 class Options:
     """What to compute for the report (the ``arenahard report`` flags)."""
 
-    baseline: str | None = None
-    judges: Sequence[str] | None = None
-    category: str | None = None
-    method: Method | None = None
-    """None: the official method of the logs' version (as ``arenahard leaderboard``)."""
-    unparsed: Unparsed | None = None
-    style_anchor: Anchor | None = None
-    style: str = "length,markdown"
-    rounds: int = 100
-    seed: int = 0
-    ci: float = 0.95
-    strong_weight: int | None = None
-    """None: the weight the records were scored with (``stats.battles.from_games``)."""
+    ranking: RankingOptions = field(default_factory=RankingOptions)
+    """The tables' options, as ``arenahard leaderboard``'s; ``style_control`` names the features
+    of the style-controlled board (default ``DEFAULT_STYLE``)."""
     reference: Path | None = None
     name_map: Path | None = None
     prices: Path | None = None
@@ -57,7 +46,8 @@ class Options:
 
 @dataclass(frozen=True)
 class Board:
-    """One category's ranking, plain and (when it can be fitted) style-controlled."""
+    """One table's ranking (a category, the pooled or the combined table), plain and (when it
+    can be fitted) style-controlled."""
 
     plain: Leaderboard
     styled: Leaderboard | None
@@ -122,32 +112,26 @@ def build(logs: Sequence[str], options: Options) -> Report:
     if not any(g.get("parsed", True) for g in result.games):
         raise no_games_error(result, logs)
     check_settings(result.games)
-    battles = from_games(result.games, options.strong_weight).where(
-        judges=options.judges, category=options.category
-    )
-    games = [
-        g
-        for g in result.games
-        if (not options.judges or g["judge"] in options.judges)
-        and (options.category is None or g["category"] == options.category)
-    ]
+    plain, styled, note = _rankings(result.games, options.ranking)
+    games = select_games(result.games, options.ranking)
     costs = log_costs(
         logs, read_prices(options.prices) if options.prices else None
     )  # the same runs read_games kept
-    boards = _boards(battles, options)
     report = Report(
         logs=list(logs),
         notes=[result.summary(), *result.notes()],
-        boards=boards,
+        boards=_boards(plain, styled, note),
         models=_models(games, costs),
         costs=costs,
         positions=judge_bias.position_analysis(games),
         agreement=judge_bias.judges_agreement(games)
         if len({g["judge"] for g in games}) > 1
         else None,
-        length=_length(battles, options),
+        length=_length(games, plain),
         longer=judge_bias.longer_answer_preference(games),
-        power=power.power_per_judge(games, options.delta, options.ci),
+        power=power.power_per_judge(
+            games, replace(options.ranking, style_control=None), options.delta
+        ),
         disputed=[],
         n_disputed=0,
         options=options,
@@ -159,39 +143,27 @@ def build(logs: Sequence[str], options: Options) -> Report:
     disputed = _disputed(games)
     report.disputed, report.n_disputed = disputed[:DISPUTED_SHOWN], len(disputed)
     if options.reference:
-        report.quality = _quality(boards[0].plain, options)
+        report.quality = _quality(plain.overall, options)
     return report
 
 
-def _boards(battles: Battles, options: Options) -> list[Board]:
-    common = dict(
-        rounds=options.rounds, seed=options.seed, ci=options.ci, unparsed=options.unparsed
-    )
-    boards = []
-    for table in leaderboards(battles, options.baseline, method=options.method, **common):
-        subset = battles.where(category=table.category) if table.category else battles
-        styled, note = None, None
-        if options.method not in (None, "bt"):
-            note = "style control applies to the Bradley–Terry method"
-        else:
-            try:
-                styled = leaderboard(
-                    subset,
-                    table.baseline,
-                    style=parse_features(options.style),
-                    category=table.category,
-                    style_anchor=options.style_anchor,
-                    rounds=options.rounds,
-                    seed=options.seed,
-                    ci=options.ci,
-                    unparsed=options.unparsed,
-                )
-            except (
-                ValueError
-            ) as ex:  # e.g. no style metadata, or a feature constant everywhere: said, not hidden
-                note = str(ex)
-        boards.append(Board(table, styled, note))
-    return boards
+def _rankings(
+    games: list[GameRecord], options: RankingOptions
+) -> tuple[Ranking, Ranking | None, str | None]:
+    """The plain ranking, and the style-controlled one or why it cannot be fitted."""
+    plain = rank(games, replace(options, style_control=None))
+    try:
+        styled = rank(games, replace(options, style_control=options.style_control or DEFAULT_STYLE))
+    except ValueError as ex:  # e.g. no style metadata, the mean method: said, not hidden
+        return plain, None, str(ex)
+    return plain, styled, None
+
+
+def _boards(plain: Ranking, styled: Ranking | None, note: str | None) -> list[Board]:
+    """One board per table with rows (a combined table is empty when no model plays every
+    category), its style-controlled twin beside it."""
+    twins = {t.category: t for t in styled.tables} if styled else {}
+    return [Board(t, twins.get(t.category), note) for t in plain.tables if t.rows]
 
 
 def _models(games: list[GameRecord], costs: CostReport) -> list[ModelSummary]:
@@ -221,12 +193,12 @@ def _models(games: list[GameRecord], costs: CostReport) -> list[ModelSummary]:
     return out
 
 
-def _length(battles: Battles, options: Options) -> dict[str, dict[str, float]]:
+def _length(games: list[GameRecord], plain: Ranking) -> dict[str, dict[str, float]]:
     """Per judge: correlation of model score with mean answer tokens (a length-biased judge correlates)."""
     out = {}
-    for judge in sorted({j for j in battles.judge.tolist() if j is not None}):
-        # the pooled table, or with one baseline per category (v2.0) the first category's
-        table = leaderboards(battles.where(judges=[judge]), options.baseline, rounds=1, seed=0)[0]
+    for judge in sorted({j for j in plain.battles.judge.tolist() if j is not None}):
+        # the pooled table, or with one baseline per category (v2.0) the combined one
+        table = rank(games, replace(plain.options, judge=[judge], style_control=None)).overall
         tokens = {r.model: r.avg_tokens for r in table.rows if r.avg_tokens is not None}
         out[judge] = judge_bias.correlations({r.model: r.score for r in table.rows}, tokens)
     return out
@@ -260,7 +232,7 @@ def _quality(table: Leaderboard, options: Options) -> dict[str, Any]:
         return {
             "note": f"only {len(alignment.pairs)} model(s) match the reference {options.reference}; need {MIN_MODELS}"
         }
-    comparison = compare_with_reference(bench, ref, alignment, options.ci)
+    comparison = compare_with_reference(bench, ref, alignment, options.ranking.ci)
     return {
         "reference": str(options.reference),
         "pairs": alignment.pairs,

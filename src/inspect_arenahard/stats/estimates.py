@@ -16,17 +16,18 @@ produced the battles (``official_rules``), so tables compare with published lead
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from scipy.special import logit
 
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
-from inspect_arenahard.stats.bt import Design, fit, win_rate
+from inspect_arenahard.stats.bt import Design, fit, one_blas_thread, win_rate
 from inspect_arenahard.stats.sandwich import (
     cluster_robust_covariance,
+    cluster_robust_mean_covariance,
     wald_interval,
     win_rate_interval,
 )
@@ -35,7 +36,7 @@ from inspect_arenahard.stats.style_control import (
     Anchor,
     at_official_anchor,
     mean_style_difference,
-    official_anchor_se,
+    official_anchor_covariance,
     style_matrix,
 )
 
@@ -43,8 +44,16 @@ Method = Literal["bt", "mean"]
 METHODS: tuple[str, ...] = ("bt", "mean")
 Unparsed = Literal["game", "pair"]
 UNPARSED_RULES: tuple[str, ...] = ("game", "pair")
-CI_METHODS: tuple[str, ...] = ("bootstrap", "sandwich")
-"""How intervals are computed: percentile bootstrap over battles, or cluster-robust (by prompt) sandwich."""
+CIMethod = Literal["sandwich", "official"]
+CI_METHODS: tuple[str, ...] = ("sandwich", "official")
+"""How intervals are computed: ``sandwich`` (default) treats prompts as the independent units
+(cluster-robust covariance of the fit, every method); ``official`` is the published code's
+percentile bootstrap over expanded battle rows, kept to reproduce published CIs (it covers less
+than its level: see docs/intervals.md)."""
+OFFICIAL_WARNING = (
+    "official: ignores prompt pairing and counts a strong verdict's x3 rows as independent games, "
+    "so it is too narrow"
+)
 
 
 @dataclass(frozen=True)
@@ -181,16 +190,37 @@ class Leaderboard:
     judges: tuple[str, ...] = ()
     excluded_games: int = 0
     bootstrap: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    """Per-model bootstrap scores (%), one per round: what quality metrics need beyond the CI."""
+    """Per-model official bootstrap scores (%), one per round (empty for the sandwich)."""
     unparsed_rule: str = "game"
     """``game`` or ``pair`` (see the module docstring); ``excluded_games`` − ``unparsed_games``
     are the parsed partners the pair rule also left out."""
     unparsed_games: int = 0
     style_anchor: str | None = None
     """``official`` or ``equal`` for style-controlled tables (``style_control``), else None."""
-    ci_method: str = "bootstrap"
+    ci_method: str = "sandwich"
     clusters: int = 0
-    """Prompts the sandwich covariance treats as independent units (0 for the bootstrap)."""
+    """Prompts the sandwich covariance treats as independent units (0 for the official bootstrap)."""
+    covariance: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
+    """Covariance of two models' scores (%²) under the table's interval method, keyed by both
+    orders; the baseline's entries are 0. Power analysis reads its variance from here."""
+
+    def score_covariance(self, a: str, b: str) -> float:
+        """Cov(score_a, score_b) in %², the variance when ``a == b``."""
+        return self.covariance.get((a, b), 0.0)
+
+    @property
+    def interval(self) -> str:
+        """Which interval the table shows, in words (printed with every table)."""
+        return interval_label(self.ci_method, self.ci, self.rounds, self.clusters)
+
+
+def interval_label(ci_method: str, ci: float, rounds: int, clusters: int) -> str:
+    """``95% CI: prompt-clustered sandwich over 500 prompts``, or the official bootstrap's label
+    with its warning."""
+    pct = f"{ci * 100:g}%"
+    if ci_method == "sandwich":
+        return f"{pct} CI: prompt-clustered sandwich over {clusters} prompts"
+    return f"{pct} CI: official row bootstrap, {rounds} rounds ({OFFICIAL_WARNING})"
 
 
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
@@ -247,6 +277,124 @@ def _evaluated(battles: Battles) -> set[str]:
     return {battles.models[i] for i in np.unique(sides)}
 
 
+@dataclass(frozen=True)
+class Interval:
+    """How to compute intervals: ``ci_method`` at level ``ci``; ``rounds`` and ``rng`` serve the
+    official bootstrap only."""
+
+    ci_method: str
+    ci: float
+    rounds: int
+    rng: np.random.Generator
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One method's scores (%) per ranked model with their interval and covariance: the one
+    result type of :func:`bt_estimate` and :func:`mean_estimate`."""
+
+    score: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    covariance: np.ndarray
+    samples: np.ndarray
+    """Official bootstrap scores (rounds × models); empty for the sandwich."""
+    clusters: int = 0
+    coefficients: tuple[Coefficient, ...] = ()
+    degenerate: bool = False
+
+
+def bt_estimate(
+    data: Battles,
+    anchor: int,
+    interval: Interval,
+    style: tuple[str, ...] = (),
+    style_anchor: str = "official",
+) -> Estimate:
+    """Bradley–Terry win-rates against ``anchor`` from counted battles (every model plays),
+    optionally style-controlled (``style``)."""
+    features = style_matrix(data.style_a, data.style_b, data.weight, style) if style else None
+    design = Design.build(data.models, data.a, data.b, data.points, data.weight, features=features)
+    with one_blas_thread():  # a (models + features)² system: threads only contend
+        full = fit(design, anchor)
+    mu = (
+        mean_style_difference(features, data.a, data.b, data.weight, anchor)
+        if features is not None and style_anchor == "official"
+        else np.zeros(len(style))
+    )
+    theta = at_official_anchor(full.theta, full.gamma, mu, anchor) if style else full.theta
+    score = 100 * win_rate(theta)
+    if interval.ci_method == "sandwich":
+        sandwich = cluster_robust_covariance(
+            data.a, data.b, data.points, data.weight, data.question_id, full.theta, full.gamma,
+            features, anchor,
+        )  # fmt: skip
+        theta_cov = official_anchor_covariance(sandwich.covariance, mu, anchor)
+        lower, upper = win_rate_interval(theta, np.sqrt(np.diag(theta_cov)), interval.ci)
+        slope = score * (1 - score / 100)  # d score / d θ, in %
+        covariance = slope[:, None] * theta_cov * slope[None, :]
+        g_low, g_up = wald_interval(
+            full.gamma, sandwich.standard_errors()[len(theta) :], interval.ci
+        )
+        samples, clusters = np.zeros((0, len(theta))), sandwich.clusters
+    else:
+        thetas, gammas = bootstrap_fits(design, anchor, interval.rounds, interval.rng, full)
+        if style:
+            thetas = at_official_anchor(thetas, gammas, mu, anchor)
+        samples, clusters = 100 * win_rate(thetas), 0
+        (lower, upper), (g_low, g_up) = (
+            percentile_interval(samples, interval.ci),
+            percentile_interval(gammas, interval.ci),
+        )
+        covariance = sample_covariance(samples)
+    coefficients = tuple(
+        Coefficient(n, float(v), float(lo), float(hi))
+        for n, v, lo, hi in zip(style, full.gamma, g_low, g_up)
+    )
+    return Estimate(
+        score=score, lower=lower, upper=upper, covariance=covariance, samples=samples,
+        clusters=clusters, coefficients=coefficients, degenerate=full.degenerate,
+    )  # fmt: skip
+
+
+def mean_estimate(data: Battles, anchor: int, interval: Interval) -> Estimate:
+    """Mean battle score (%) per model from its own side (the anchor fixed at 50).
+
+    With one fixed baseline this is the star-design Bradley–Terry estimate, so its sandwich
+    interval is the same logistic Wald interval; the official interval resamples each model's
+    expanded battle rows on their own (N_m draws), as Arena-Hard v2.0 does.
+    """
+    cells, score = _mean_cells(data, anchor)
+    if interval.ci_method == "sandwich":
+        _, cov_share, clusters = cluster_robust_mean_covariance(
+            len(data.models), data.a, data.b, data.points, data.weight, data.question_id, anchor
+        )  # fmt: skip
+        p = score / 100
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se_logit = np.where((p > 0) & (p < 1), np.sqrt(np.diag(cov_share)) / (p * (1 - p)), 0.0)
+            lower, upper = win_rate_interval(logit(p), se_logit, interval.ci)
+        return Estimate(
+            score=score, lower=lower, upper=upper, covariance=1e4 * cov_share,
+            samples=np.zeros((0, len(score))), clusters=clusters,
+        )  # fmt: skip
+    samples = _mean_bootstrap(cells, anchor, interval.rounds, interval.rng)
+    lower, upper = percentile_interval(samples, interval.ci)
+    return Estimate(
+        score=score,
+        lower=lower,
+        upper=upper,
+        covariance=sample_covariance(samples),
+        samples=samples,
+    )
+
+
+def sample_covariance(samples: np.ndarray) -> np.ndarray:
+    """Covariance of bootstrap scores (rounds with a NaN left out)."""
+    kept = samples[~np.isnan(samples).any(axis=1)]
+    m = samples.shape[1]
+    return np.atleast_2d(np.cov(kept, rowvar=False)) if len(kept) > 1 else np.zeros((m, m))
+
+
 def leaderboard(
     battles: Battles,
     baseline: str | None = None,
@@ -258,21 +406,17 @@ def leaderboard(
     category: str | None = None,
     unparsed: Unparsed | None = None,
     style_anchor: Anchor | None = None,
-    ci_method: str = "bootstrap",
+    ci_method: str = "sandwich",
 ) -> Leaderboard:
     """Rank every model with at least one counted battle; ``style`` names style-control features.
 
     ``method``, ``unparsed`` and ``style_anchor`` default to the official rules of the battles'
-    version (``resolve_rules``). ``ci_method="sandwich"`` replaces the bootstrap by cluster-robust
-    intervals clustered by ``question_id`` (Bradley–Terry only; ``rounds`` and ``seed`` are then unused).
+    version (``resolve_rules``). ``ci_method`` is ``sandwich`` (prompt-clustered, the default;
+    ``rounds`` and ``seed`` unused) or ``official`` (the published row bootstrap).
     """
     rules = resolve_rules(battles, method, unparsed, style_anchor, bool(style))
     if ci_method not in CI_METHODS:
         raise ValueError(f"unknown CI method {ci_method!r}; choose from {', '.join(CI_METHODS)}")
-    if ci_method == "sandwich" and rules.method != "bt":
-        raise ValueError(
-            "sandwich intervals apply to the Bradley–Terry method (--method bt); --method mean uses the bootstrap"
-        )
     if style and rules.method != "bt":
         raise ValueError("style control applies to the Bradley–Terry method (--method bt)")
     if rounds < 1:
@@ -286,69 +430,23 @@ def leaderboard(
     remap = np.full(len(battles.models), -1)
     remap[ranked] = np.arange(len(ranked))
     models = tuple(battles.models[i] for i in ranked)
-    anchor = models.index(base) if base in models else -1
-    if anchor < 0:
+    if base not in models:
         raise ValueError(f"baseline {base!r} has no parsed battles")
-    rng = np.random.default_rng(seed)
-    args = (models, remap[used.a], remap[used.b], used.points, used.weight)
-    coefficients: tuple[Coefficient, ...] = ()
-    degenerate = False
-    clusters = 0
-    if rules.method == "bt":
-        features = style_matrix(used.style_a, used.style_b, used.weight, style) if style else None
-        design = Design.build(*args, features=features)
-        with threadpool_limits(
-            limits=1, user_api="blas"
-        ):  # a (models + features)² system: threads only contend
-            full = fit(design, anchor)
-        mu = (
-            mean_style_difference(features, args[1], args[2], used.weight, anchor)
-            if features is not None and rules.style_anchor == "official"
-            else None
-        )
-        full_theta = (
-            full.theta if mu is None else at_official_anchor(full.theta, full.gamma, mu, anchor)
-        )
-        score = 100 * win_rate(full_theta)
-        if ci_method == "sandwich":
-            sandwich = cluster_robust_covariance(
-                *args[1:], used.question_id, full.theta, full.gamma, features, anchor
-            )
-            se, clusters, rounds = sandwich.standard_errors(), sandwich.clusters, 0
-            theta_se = (
-                se[: len(models)]
-                if mu is None
-                else official_anchor_se(sandwich.covariance, mu, anchor)
-            )
-            (lower, upper), samples = (
-                win_rate_interval(full_theta, theta_se, ci),
-                np.zeros((0, len(models))),
-            )
-            g_low, g_up = wald_interval(full.gamma, se[len(models) :], ci)
-        else:
-            thetas, gammas = bootstrap_fits(design, anchor, rounds, rng, full)
-            if mu is not None:
-                thetas = at_official_anchor(thetas, gammas, mu, anchor)
-            samples = 100 * win_rate(thetas)
-            (lower, upper), (g_low, g_up) = (
-                percentile_interval(samples, ci),
-                percentile_interval(gammas, ci),
-            )
-        coefficients = tuple(
-            Coefficient(n, float(v), float(lo), float(hi))
-            for n, v, lo, hi in zip(style, full.gamma, g_low, g_up)
-        )
-        degenerate = full.degenerate
-    else:
-        score, samples = _mean_scores(*args, anchor=anchor, rounds=rounds, rng=rng)
-        lower, upper = percentile_interval(samples, ci)
+    data = replace(used, models=models, a=remap[used.a], b=remap[used.b])
+    anchor = models.index(base)
+    interval = Interval(ci_method, ci, rounds, np.random.default_rng(seed))
+    estimate = (
+        bt_estimate(data, anchor, interval, style, rules.style_anchor)
+        if rules.method == "bt"
+        else mean_estimate(data, anchor, interval)
+    )
     tokens = battles.avg_tokens()
     rows = [
         Row(
             model=battles.models[i],
-            score=float(score[j]),
-            lower=float(lower[j]),
-            upper=float(upper[j]),
+            score=float(estimate.score[j]),
+            lower=float(estimate.lower[j]),
+            upper=float(estimate.upper[j]),
             n=int(games[i]),
             avg_tokens=None if np.isnan(tokens[i]) else float(tokens[i]),
             excluded=int(excluded[i]),
@@ -361,86 +459,60 @@ def leaderboard(
         for i, m in enumerate(battles.models)
         if games[i] == 0 and excluded[i] > 0
     }
-    judges = tuple(sorted({j for j in battles.judge.tolist() if j is not None}))
     return Leaderboard(
-        category,
-        base,
-        rules.method,
-        rounds,
-        ci,
-        tuple(rows),
-        coefficients,
-        unranked,
-        degenerate,
-        judges,
-        int(np.sum(left_out)),
-        bootstrap={m: samples[:, j] for j, m in enumerate(models)} if len(samples) else {},
+        category=category,
+        baseline=base,
+        method=rules.method,
+        rounds=rounds if ci_method == "official" else 0,
+        ci=ci,
+        rows=tuple(rows),
+        style=estimate.coefficients,
+        unranked=unranked,
+        degenerate=estimate.degenerate,
+        judges=tuple(sorted({j for j in battles.judge.tolist() if j is not None})),
+        excluded_games=int(np.sum(left_out)),
+        bootstrap={m: estimate.samples[:, j] for j, m in enumerate(models)}
+        if len(estimate.samples)
+        else {},
         unparsed_rule=rules.unparsed,
         unparsed_games=int(np.sum(~battles.parsed)),
         style_anchor=rules.style_anchor if style else None,
         ci_method=ci_method,
-        clusters=clusters,
+        clusters=estimate.clusters,
+        covariance={
+            (x, y): float(estimate.covariance[i, j])
+            for i, x in enumerate(models)
+            for j, y in enumerate(models)
+        },
     )
 
 
-def leaderboards(
-    battles: Battles, baseline: str | None = None, **options: Any
-) -> list[Leaderboard]:
-    """One table, or with several categories a pooled table (when one baseline serves all) and one per category.
-
-    A requested baseline absent from a category falls back to that category's own baseline.
-    """
-    categories = battles.categories()
-    if len(categories) <= 1:
-        return [
-            leaderboard(
-                battles, baseline, category=categories[0] if categories else None, **options
-            )
-        ]
-    tables = []
-    try:
-        resolve_baseline(battles, baseline)
-    except ValueError:
-        pass  # categories with different baselines: per-category tables only (each names its baseline)
-    else:
-        tables.append(leaderboard(battles, baseline, **options))
-    for name in categories:
-        subset = battles.where(category=name)
-        own = (
-            baseline
-            if baseline in {subset.models[i] for i in np.unique(np.r_[subset.a, subset.b])}
-            else None
-        )
-        tables.append(leaderboard(subset, own, category=name, **options))
-    return tables
-
-
-def _mean_scores(
-    models: tuple[str, ...],
-    a: np.ndarray,
-    b: np.ndarray,
-    points: np.ndarray,
-    weight: np.ndarray,
-    anchor: int,
-    rounds: int,
-    rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Mean battle score (%) per model from its own side, and per-model bootstrap samples.
-
-    Each model's expanded battle rows are resampled on their own (N_m draws), as in Arena-Hard
-    v2.0; the anchor is fixed at 50.
-    """
-    m = len(models)
+def _mean_cells(data: Battles, anchor: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's weighted battles by its own points (loss, tie, win), and its mean score (%);
+    the anchor is fixed at 50."""
+    m, a, b, points, weight = len(data.models), data.a, data.b, data.points, data.weight
     side_points = np.r_[points, 1.0 - points]
     cell = np.r_[a, b] * 3 + np.rint(side_points * 2).astype(np.int64)
     cells = np.bincount(cell, weights=np.r_[weight, weight], minlength=3 * m).reshape(m, 3)
-    values = np.array([0.0, 0.5, 1.0])
+    score = 100 * (cells @ MEAN_VALUES) / cells.sum(axis=1)
+    score[anchor] = 50.0
+    return cells, score
+
+
+MEAN_VALUES = np.array([0.0, 0.5, 1.0])
+"""Points of the loss, tie and win cells of ``_mean_cells``."""
+
+
+def _mean_bootstrap(
+    cells: np.ndarray, anchor: int, rounds: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The official bootstrap of the mean scores (rounds × models): each model's expanded battle
+    rows are resampled on their own (N_m draws), as in Arena-Hard v2.0; the anchor stays at 50."""
     totals = cells.sum(axis=1)
-    score = 100 * (cells @ values) / totals
     draws = rng.multinomial(
-        np.rint(totals).astype(np.int64), cells / totals[:, None], size=(rounds, m)
+        np.rint(totals).astype(np.int64), cells / totals[:, None], size=(rounds, len(cells))
     )
     with np.errstate(invalid="ignore", divide="ignore"):
-        samples = 100 * (draws @ values) / draws.sum(axis=2)
-    score[anchor], samples[:, anchor] = 50.0, 50.0
-    return score, samples
+        samples = 100 * (draws @ MEAN_VALUES) / draws.sum(axis=2)
+    samples[:, anchor] = 50.0
+    return samples

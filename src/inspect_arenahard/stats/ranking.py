@@ -1,0 +1,202 @@
+"""The one ranking service: games (or battles) and a ``RankingOptions`` in, every table out.
+
+``arenahard leaderboard``, ``metrics``, ``judges``, ``power``, ``report --html``, tournament
+ratings and the ``inspect_arenahard.report.dataframes`` dataframes all call :func:`rank`, so the same
+options give the same numbers everywhere. The options are one typed dataclass; the CLI flags and
+config keys are generated from it (``typed_options``), so they cannot drift between commands.
+
+Tables: one per category (each against its own baseline), a pooled table when one baseline
+serves every category, and the v2.0 combined score (the prompt-weighted mean of the category
+scores, ``stats.combined``) when the categories have their own baselines. Point estimates follow
+the battles' official rules; intervals are prompt-clustered (``sandwich``) unless
+``ci_method="official"`` asks for the published row bootstrap (see docs/intervals.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+
+from inspect_arenahard.stats.battles import Battles, from_games, selection
+from inspect_arenahard.stats.combined import COMBINED, combine, prompts_per_category
+from inspect_arenahard.stats.estimates import (
+    CI_METHODS,
+    CIMethod,
+    Leaderboard,
+    Method,
+    Unparsed,
+    leaderboard,
+    resolve_baseline,
+)
+from inspect_arenahard.stats.quality import DEFAULT_CI
+from inspect_arenahard.stats.style_control import Anchor, parse_features
+
+G = TypeVar("G", bound=Mapping[str, Any])
+DEFAULT_STYLE = "length,markdown"
+"""Features of a style-controlled table when none are named (the HTML report's second board)."""
+
+
+@dataclass(frozen=True)
+class RankingOptions:
+    """How games become a ranking. ``None`` rules follow the official code of the games' version."""
+
+    baseline: str | None = field(
+        default=None,
+        metadata={"help": "anchor model (None: the baseline the judge records name)"},
+    )
+    judge: list[str] | None = field(
+        default=None,
+        metadata={"help": "use only this judge (repeat to pool several; None: all pooled)", "repeat": True, "metavar": "MODEL"},
+    )  # fmt: skip
+    category: str | None = field(default=None, metadata={"help": "use only this question category"})
+    method: Method | None = field(
+        default=None,
+        metadata={"help": "bt: Bradley–Terry win-rate (official v0.1); mean: mean battle score (official v2.0); None: the version's"},
+    )  # fmt: skip
+    unparsed: Unparsed | None = field(
+        default=None,
+        metadata={"help": "game: drop only an unparsed game (official v0.1); pair: drop both games of its judgment (official v2.0); None: the version's"},
+    )  # fmt: skip
+    style_control: str | None = field(
+        default=None,
+        metadata={"help": "comma-separated style features: length, markdown (= header,list,bold), header, list, bold", "metavar": "FEATURES"},
+    )  # fmt: skip
+    style_anchor: Anchor | None = field(
+        default=None,
+        metadata={"help": "style-controlled score at the pool's mean style difference (official) or at equal style (equal: does not move with the pool); None: official"},
+    )  # fmt: skip
+    ci_method: CIMethod = field(
+        default="sandwich",
+        metadata={"help": "sandwich: prompt-clustered intervals that cover (every method); official: the published row bootstrap over --rounds resamples, too narrow (reproduces published CIs)"},
+    )  # fmt: skip
+    ci: float = field(default=DEFAULT_CI, metadata={"help": "confidence level of the intervals"})
+    rounds: int = field(default=100, metadata={"help": "bootstrap rounds (--ci-method official)"})
+    seed: int = field(
+        default=0, metadata={"help": "bootstrap seed (0: the same games give the same table)"}
+    )
+    by_category: bool = field(
+        default=True,
+        metadata={"help": "with several categories, a table per category (and the combined score when their baselines differ) besides the pooled one; --no-by-category: the pooled table only"},
+    )  # fmt: skip
+    strong_weight: int | None = field(
+        default=None,
+        metadata={"help": "battles a strong (>>) verdict counts for (judge logs only; None: the records' own weight)"},
+    )  # fmt: skip
+
+    def __post_init__(self) -> None:
+        if self.ci_method not in CI_METHODS:
+            raise ValueError(
+                f"unknown CI method {self.ci_method!r}; choose from {', '.join(CI_METHODS)}"
+            )
+        if not 0 < self.ci < 1:
+            raise ValueError(f"confidence level must be between 0 and 1, got {self.ci}")
+        if self.rounds < 1:
+            raise ValueError(f"bootstrap rounds must be at least 1, got {self.rounds}")
+        if self.strong_weight is not None and self.strong_weight < 1:
+            raise ValueError(f"strong weight must be at least 1, got {self.strong_weight}")
+        parse_features(
+            self.style_control or ""
+        )  # an unknown feature: an error now, not after reading
+
+    @property
+    def style(self) -> tuple[str, ...]:
+        """The style-control features, canonical order (empty: no style control)."""
+        return parse_features(self.style_control) if self.style_control else ()
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every table of one ranking, in print order (pooled, per category, combined), the models
+    the combined table leaves out (not in every category) and the battles ranked."""
+
+    tables: tuple[Leaderboard, ...]
+    left_out: tuple[str, ...]
+    battles: Battles
+    options: RankingOptions
+
+    @property
+    def overall(self) -> Leaderboard:
+        """The table that ranks across everything: the combined one when the categories have
+        their own baselines (and some model plays in all), else the first (pooled, or the only)
+        table."""
+        last = self.tables[-1]
+        return last if last.category == COMBINED and last.rows else self.tables[0]
+
+
+def select_battles(
+    source: Battles | Iterable[Mapping[str, Any]], options: RankingOptions
+) -> Battles:
+    """The battles of game records (weighted by ``strong_weight``) or of a battle file, narrowed
+    to the chosen judges and category."""
+    if isinstance(source, Battles):
+        if options.strong_weight is not None:
+            raise ValueError(
+                "--strong-weight applies to judge logs; battle files already repeat strong verdicts"
+            )
+        battles = source
+    elif options.strong_weight is None:
+        battles = from_games(source)
+    else:
+        battles = from_games(source, options.strong_weight)
+    return battles.where(judges=options.judge, category=options.category)
+
+
+def select_games(games: Sequence[G], options: RankingOptions) -> list[G]:
+    """The game records of the chosen judges and category, by the rule ``select_battles`` uses."""
+    judge, category = (np.empty(len(games), dtype=object) for _ in range(2))
+    judge[:] = [g.get("judge") for g in games]
+    category[:] = [g.get("category") for g in games]
+    mask = selection(judge, category, options.judge, options.category)
+    return [g for g, keep in zip(games, mask) if keep]
+
+
+def rank(
+    source: Battles | Iterable[Mapping[str, Any]], options: RankingOptions | None = None
+) -> Ranking:
+    """Every table ``options`` asks for, from game records or battles."""
+    options = options or RankingOptions()
+    battles = select_battles(source, options)
+    tables = leaderboards(battles, options)
+    per_category = [t for t in tables if t.category is not None]
+    left_out: list[str] = []
+    if len(per_category) == len(tables) > 1:  # categories with their own baselines (v2.0)
+        combined, left_out = combine(per_category, prompts_per_category(battles), seed=options.seed)
+        tables = [*tables, combined]
+    return Ranking(tuple(tables), tuple(left_out), battles, options)
+
+
+def leaderboards(battles: Battles, options: RankingOptions) -> list[Leaderboard]:
+    """One table, or with several categories a pooled table (when one baseline serves all) and
+    one per category. A requested baseline absent from a category falls back to that category's
+    own baseline."""
+    categories = battles.categories()
+    if not options.by_category:
+        return [_table(battles, options.baseline, None, options)]
+    if len(categories) <= 1:
+        return [_table(battles, options.baseline, categories[0] if categories else None, options)]
+    tables = []
+    try:
+        resolve_baseline(battles, options.baseline)
+    except ValueError:
+        pass  # categories with different baselines: per-category tables only (each names its baseline)
+    else:
+        tables.append(_table(battles, options.baseline, None, options))
+    for name in categories:
+        subset = battles.where(category=name)
+        present = {subset.models[i] for i in np.unique(np.r_[subset.a, subset.b])}
+        own = options.baseline if options.baseline in present else None
+        tables.append(_table(subset, own, name, options))
+    return tables
+
+
+def _table(
+    battles: Battles, baseline: str | None, category: str | None, options: RankingOptions
+) -> Leaderboard:
+    return leaderboard(
+        battles, baseline, method=options.method, style=options.style, rounds=options.rounds,
+        seed=options.seed, ci=options.ci, category=category, unparsed=options.unparsed,
+        style_anchor=options.style_anchor, ci_method=options.ci_method,
+    )  # fmt: skip
