@@ -110,7 +110,18 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
     assert "judges pooled:" in out and "4 games excluded" in out
     records = json.loads(out_json.read_text())
     assert all(
-        list(r) == ["model", "score", "lower", "upper", "n", "avg_tokens", "excluded", "flags"]
+        list(r)
+        == [
+            "model",
+            "score",
+            "lower",
+            "upper",
+            "n",
+            "avg_tokens",
+            "excluded",
+            "flags",
+            "generated_by",
+        ]
         for r in records
     )
     # arenahard audit: no real model is flagged but Athene, verbose under the gpt-3.5 judge
