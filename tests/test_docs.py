@@ -82,3 +82,21 @@ def test_the_measured_figure_pattern_finds_figures() -> None:
     text = (REPO / "benchmarks" / "README.md").read_text(encoding="utf-8")
     assert len(MEASURED.findall(text)) > 20
     assert not MEASURED.search("64 MiB chunks, 1,000 rounds, NMI ≥ 0.8, a 5-point gap")
+
+
+def test_the_task_argument_table_lists_every_argument_of_the_task() -> None:
+    """The evaluate page's table of ``-T`` arguments is hand-written prose: it must name exactly
+    the parameters the ``arenahard`` task takes, so a new or renamed argument fails here."""
+    import inspect
+
+    from inspect_arenahard.task import arenahard
+
+    page = (REPO / "docs" / "evaluate.md").read_text(encoding="utf-8")
+    table = page.split("## Task arguments", 1)[1].split("\n## ", 1)[0]
+    named = {
+        n
+        for row in re.findall(r"^\| ([^|]+) \|", table, flags=re.M)
+        for n in re.findall(r"`(\w+)`", row)
+    }
+    parameters = inspect.signature(arenahard).parameters.values()
+    assert named == {p.name for p in parameters if p.kind is not p.VAR_KEYWORD}

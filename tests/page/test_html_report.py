@@ -27,7 +27,7 @@ def browser() -> str:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if found := shutil.which(name):
             return found
-    raise FileNotFoundError("no headless browser: install Debian's chromium (README, set-up)")
+    raise FileNotFoundError("no headless browser: install Debian's chromium (docs/development.md)")
 
 
 def headless(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
         help="flag models that game the judge; show judges' attack success from probe logs",
         description="Per model: null-model (prompt-independent) answers, answers that ignore the prompt, "
         "injection attempts, empty or truncated answers, verbosity outliers; per judge: the attack "
-        "success rate of each arenahard_probes probe. Thresholds are stated in the README.",
+        "success rate of each arenahard_probes probe. Thresholds are stated in docs/integrity.md.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
