@@ -96,8 +96,12 @@ def test_runnable_block_runs_as_written(block: str, tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "Traceback" not in result.stderr
-    written = re.findall(r"^wrote (?:.* to )?(\S+?)(?::|$)", result.stdout, flags=re.M)
-    assert written, result.stdout[-2000:]  # every command announces what it writes
+    # what the commands say they wrote: `wrote PATH` lines, and curation steps' `"output"` fields
+    announced = re.findall(
+        r'^wrote (?:.* to )?(\S+?)(?::|$)|"output": "([^"]+)"', result.stdout, re.M
+    )
+    written = [line or report for line, report in announced]
+    assert written, result.stdout[-2000:]
     for path in written:
         assert (checkout / path).exists(), path
 
