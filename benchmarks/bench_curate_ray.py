@@ -77,7 +77,7 @@ CATALOG = [name for name in SOURCES if name.startswith("catalog") or name == "we
 STAGES = ("filters", "embed", "neighbours", "umap_hdbscan", "topics")
 DEFAULT_SAMPLE = 200_000
 PARALLEL = {"filters", "embed", "umap_transform"}
-"""Stages that run on every worker; the others run on the driver (see the README's table)."""
+"""Stages that run on every worker; the others run on the driver (see the table in docs/curation.md)."""
 
 
 class MemorySampler:

@@ -1,11 +1,15 @@
-"""The maps a newcomer reads match the tree: docs/architecture.md names every module of the
-package (a room's modules one by one; a product folder such as ``curate/`` may be named whole) and
-the README names every room; neither names a module or folder that does not exist."""
+"""The documentation matches the tree: docs/architecture.md names every module of the package (a
+room's modules one by one; a product folder such as ``curate/`` may be named whole) and the README
+names every room, neither naming one that does not exist; the README stays a five-minute read
+whose links resolve; measured figures live only with their benchmarks (benchmarks/README.md), so a
+rerun changes no page."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import pytest
 
 import inspect_arenahard
 
@@ -13,6 +17,10 @@ PACKAGE = Path(inspect_arenahard.__file__).parent
 REPO = PACKAGE.parents[1]
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 README = REPO / "README.md"
+MEASURED = re.compile(
+    r"\d[\d.,]*\s?(?:GiB|MiB/s|ms\b|s\b|min\b|prompts/s|records/s)|\d[\d.]*× faster|coverage \d"
+)
+"""A time, memory, throughput or coverage figure: what a benchmark measures."""
 ROOMS_BY_MODULE = ("stats", "files", "evaluate", "logs", "report")
 """Rooms whose every module the architecture page names; other folders may be named whole."""
 
@@ -107,3 +115,48 @@ def test_the_homonym_check_sees_one() -> None:
         near_homonyms(["stats/bt.py", "stats/battles.py", "cli/audit.py", "report/audit_x.py"])
         == []
     )
+
+
+def test_readme_is_a_five_minute_read() -> None:
+    assert len(README.read_bytes()) <= 12 * 1024
+
+
+def test_readme_links_resolve() -> None:
+    targets = re.findall(r"\]\(((?!https?://|#)[^)\s]+)\)", README.read_text(encoding="utf-8"))
+    assert targets
+    assert [t for t in targets if not (REPO / t.split("#")[0]).exists()] == []
+
+
+def _pages() -> list[Path]:
+    pages = [README, *sorted((REPO / "docs").rglob("*.md"))]
+    return [p for p in pages if p.name != "benchmarks.md"]  # that page shows benchmarks/README.md
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
+def test_measured_figures_live_with_their_benchmarks(page: Path) -> None:
+    figures = [m.group(0) for m in MEASURED.finditer(page.read_text(encoding="utf-8"))]
+    assert figures == [], f"{page.name}: move measured figures to benchmarks/README.md"
+
+
+def test_the_measured_figure_pattern_finds_figures() -> None:
+    text = (REPO / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    assert len(MEASURED.findall(text)) > 20
+    assert not MEASURED.search("64 MiB chunks, 1,000 rounds, NMI ≥ 0.8, a 5-point gap")
+
+
+def test_the_task_argument_table_lists_every_argument_of_the_task() -> None:
+    """The evaluate page's table of ``-T`` arguments is hand-written prose: it must name exactly
+    the parameters the ``arenahard`` task takes, so a new or renamed argument fails here."""
+    import inspect
+
+    from inspect_arenahard.evaluate.task import arenahard
+
+    page = (REPO / "docs" / "evaluate.md").read_text(encoding="utf-8")
+    table = page.split("## Task arguments", 1)[1].split("\n## ", 1)[0]
+    named = {
+        n
+        for row in re.findall(r"^\| ([^|]+) \|", table, flags=re.M)
+        for n in re.findall(r"`(\w+)`", row)
+    }
+    parameters = inspect.signature(arenahard).parameters.values()
+    assert named == {p.name for p in parameters if p.kind is not p.VAR_KEYWORD}

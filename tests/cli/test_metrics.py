@@ -263,7 +263,7 @@ def test_power_matches_the_statistics(tmp_path, games_file, capsys):
         main(["power", "--games", str(path), "--delta", "5", "--ci", "0.9", "--json", str(out)])
         == 0
     )
-    result = json.loads(out.read_text())
+    result = json.loads(out.read_text())["judges"]
     assert set(result) == set(JUDGES)
     expected = pw.power_per_judge(games, RankingOptions(ci=0.9), 5.0)[JUDGES[0]].to_dict()
     assert result[JUDGES[0]] == json.loads(json.dumps(expected))
@@ -355,7 +355,7 @@ def test_tables_print_what_the_json_holds(tmp_path, games_file, capsys):
     assert rows == [[cell(p[f]) for _, f in POSITION_COLUMNS] for p in result["position"]]
 
     assert main(["power", "--games", str(path), "--delta", "3", "--json", str(out)]) == 0
-    result = json.loads(out.read_text())
+    result = json.loads(out.read_text())["judges"]
     text = capsys.readouterr().out
     for judge in JUDGES:
         rows = printed_rows(text, f"Score spread, judge {judge} ({result[judge]['interval']})")

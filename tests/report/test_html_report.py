@@ -27,7 +27,7 @@ def browser() -> str:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if found := shutil.which(name):
             return found
-    raise FileNotFoundError("no headless browser: install Debian's chromium (README, set-up)")
+    raise FileNotFoundError("no headless browser: install Debian's chromium (docs/development.md)")
 
 
 def headless(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -215,3 +215,15 @@ def test_one_baseline_per_category_gives_category_tabs_only(
     assert (
         "anchor: <b>gemini-2.0-flash</b> = 50" in html and "anchor: <b>gpt-4-0314</b> = 50" in html
     )
+
+
+def test_the_page_names_the_versions_that_made_it(imported: Path, tmp_path: Path) -> None:
+    from importlib.metadata import version
+
+    import inspect_arenahard
+
+    assert main(["report", str(imported), "--html", str(tmp_path), "--rounds", "5"]) == 0
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    made_by = f"inspect_arenahard {inspect_arenahard.__version__} (Inspect {version('inspect_ai')})"
+    assert f'<meta name="generator" content="{made_by}">' in html
+    assert f"UTC by {made_by}</p>" in html  # shown to the reader too

@@ -12,6 +12,7 @@ import sys
 from typing import Sequence
 
 from inspect_arenahard.errors import UserError, is_user_error
+from inspect_arenahard.files.outputs import versions
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main", "one_line"]
 
@@ -35,6 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Arena-Hard-Auto for Inspect AI: curate benchmarks, aggregate judge logs "
         "into leaderboards, and measure benchmark and judge quality. "
         "Evaluations themselves run with `inspect eval arenahard`.",
+    )
+    v = versions()
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {v['inspect_arenahard']} (Inspect {v['inspect_ai']})",
+        help="print this package's and Inspect's versions and exit",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in SUBCOMMANDS:

@@ -30,7 +30,7 @@ def run_power(args: argparse.Namespace) -> int:
     for judge, report in reports.items():
         print_power(judge, report)
     if args.json:
-        write_json(args.json, {judge: r.to_dict() for judge, r in reports.items()})
+        write_json(args.json, {"judges": {judge: r.to_dict() for judge, r in reports.items()}})
     return 0
 
 

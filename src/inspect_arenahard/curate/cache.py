@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator, TypeVar
 
 from tqdm.auto import tqdm
 
-from inspect_arenahard.files.outputs import json_text
+from inspect_arenahard.files.outputs import json_text, stamped
 
 T = TypeVar("T")
 
@@ -67,9 +67,10 @@ def up_to_date(report_path: Path, key: str, outputs: Iterable[Path]) -> bool:
 
 
 def write_report(path: Path, report: dict[str, Any]) -> dict[str, Any]:
-    """Write a step report atomically (a crash never leaves a report whose outputs are partial)."""
+    """Write a step report atomically (a crash never leaves a report whose outputs are partial),
+    stamped with the versions that wrote it."""
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json_text(report) + "\n", encoding="utf-8")
+    tmp.write_text(json_text(stamped(report)) + "\n", encoding="utf-8")
     os.replace(tmp, path)
     return report
 

@@ -1,14 +1,47 @@
-"""Files the commands write: figures in the format their extension names, JSON in one layout,
-and the ``wrote <path>`` line that announces every file written."""
+"""Files the commands write: figures in the format their extension names, JSON in one layout
+stamped with the versions that wrote it, and the ``wrote <path>`` line that announces every file
+written."""
 
 from __future__ import annotations
 
 import json
 import math
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from inspect_arenahard import __version__
 from inspect_arenahard.errors import UserError
+
+GENERATED_BY = "generated_by"
+"""The key under which every JSON output records :func:`versions`."""
+
+
+@cache
+def versions() -> dict[str, str]:
+    """This package's and Inspect's versions, so a file or page says which code computed it.
+
+    Inspect's is read from its installed metadata, not by importing it: the statistics commands
+    run without loading Inspect.
+    """
+    try:
+        inspect_version = version("inspect_ai")
+    except PackageNotFoundError:  # pragma: no cover - Inspect is a dependency
+        inspect_version = "not installed"
+    return {"inspect_arenahard": __version__, "inspect_ai": inspect_version}
+
+
+def stamped(payload: Any) -> Any:
+    """``payload`` with :func:`versions` under ``generated_by``: a mapping gets the key, a list
+    of records gets it in every record (as table-wide fields such as ``style_control`` are), so
+    readers of either layout keep working."""
+    stamp = {GENERATED_BY: versions()}
+    if isinstance(payload, dict):
+        return {**payload, **stamp}
+    if isinstance(payload, list) and all(isinstance(r, dict) for r in payload):
+        return [{**r, **stamp} for r in payload]
+    raise TypeError(f"cannot stamp a JSON output of type {type(payload).__name__}")
 
 
 def plot_formats() -> dict[str, str]:
@@ -55,6 +88,7 @@ def json_text(payload: Any) -> str:
 
 
 def write_json(path: str | Path, payload: Any, what: str = "") -> None:
-    """Write ``payload`` as JSON (:func:`json_text`), then say so."""
-    Path(path).write_text(json_text(payload) + "\n", encoding="utf-8")
+    """Write ``payload`` (a mapping or a list of records) as JSON (:func:`json_text`), stamped
+    with the versions that wrote it (:func:`stamped`), then say so."""
+    Path(path).write_text(json_text(stamped(payload)) + "\n", encoding="utf-8")
     wrote(path, what)

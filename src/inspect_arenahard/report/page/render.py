@@ -15,6 +15,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from inspect_arenahard.files.outputs import versions
 from inspect_arenahard.report.costs import format_cost
 from inspect_arenahard.report.leaderboard_tables import records
 from inspect_arenahard.report.page.sections import Board, Report
@@ -484,7 +485,7 @@ def render(report: Report) -> str:
     body = "".join([
         "<header><h1>Arena-Hard report</h1>",
         f'<p class="meta">{len(report.models)} models · judges: {escape(", ".join(judges))} · '
-        f'generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by inspect_arenahard</p>',
+        f'generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by {escape(_generator())}</p>',
         '<nav class="toc"><a href="#leaderboard">leaderboard</a><a href="#models">models</a><a href="#cost">cost</a>'
         '<a href="#judges">judges</a><a href="#quality">quality</a><a href="#power">power</a><a href="#disputed">disputed games</a>'
         '<a href="#sources">sources</a></nav></header>',
@@ -492,7 +493,13 @@ def render(report: Report) -> str:
         _leaderboards(report), _models(report), _costs(report), _judges(report), _quality_and_power(report), _disputed(report),
         f'<h2 id="sources">Sources</h2><ul>{sources}</ul><h3>Log notes</h3><ul>{notes}</ul>',
     ])  # fmt: skip
-    return PAGE.replace("{{BODY}}", body)
+    return PAGE.replace("{{GENERATOR}}", escape(_generator(), quote=True)).replace("{{BODY}}", body)
+
+
+def _generator() -> str:
+    """Which code made the page: this package's and Inspect's versions."""
+    v = versions()
+    return f"inspect_arenahard {v['inspect_arenahard']} (Inspect {v['inspect_ai']})"
 
 
 def write(report: Report, out: str | Path) -> Path:
@@ -505,7 +512,7 @@ def write(report: Report, out: str | Path) -> Path:
 
 
 PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8"><meta name="generator" content="{{GENERATOR}}"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Arena-Hard report</title>
 <script>
 (function () {

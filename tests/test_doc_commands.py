@@ -1,0 +1,210 @@
+"""The commands the README's quick starts and the offline page show are the commands these tests
+run: read from the Markdown, so the page and the test are the same text.
+
+A ```` ```bash ```` block under ``<!-- docs-test: run -->`` runs as written (``bash -euo pipefail``)
+in a scratch copy of the checkout beside ``../shared/data``; one under
+``<!-- docs-test: parse -->`` (it needs an API key or a model server) is parsed by each program's
+own argument parser. Every ``bash`` block of those sections must carry one of the two marks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import click
+import pytest
+
+import inspect_arenahard
+from tests.helpers.shared_data import SHARED_DATA
+
+REPO = Path(inspect_arenahard.__file__).resolve().parents[2]
+README, OFFLINE = REPO / "README.md", REPO / "docs" / "offline.md"
+MARK = "<!-- docs-test: "
+BLOCK = re.compile(r"<!-- docs-test: (run|parse) -->\n```bash\n(.*?)\n```", re.S)
+FENCE = re.compile(r"^```bash$", re.M)
+
+
+def commands_text(doc: Path) -> str:
+    """The README's quick-start sections, or the whole offline page."""
+    text = doc.read_text(encoding="utf-8")
+    if doc != README:
+        return text
+    sections = re.split(r"^(?=## )", text, flags=re.M)
+    return "".join(s for s in sections if s.startswith("## Quick start"))
+
+
+def blocks(mode: str) -> list[str]:
+    """The command blocks of one mode, each once (a block shown on two pages runs once)."""
+    found = [
+        b for doc in (README, OFFLINE) for m, b in BLOCK.findall(commands_text(doc)) if m == mode
+    ]
+    return list(dict.fromkeys(found))
+
+
+def commands(block: str) -> list[str]:
+    """The block's commands, continuation lines joined."""
+    return [c for c in block.replace("\\\n", " ").splitlines() if c.strip()]
+
+
+def test_every_command_block_is_run_or_parsed() -> None:
+    for doc in (README, OFFLINE):
+        text = commands_text(doc)
+        assert len(FENCE.findall(text)) == len(BLOCK.findall(text)) > 0, (
+            f"{doc.name}: a bash block without {MARK}run/parse --> mark"
+        )
+    assert blocks("run") and blocks("parse")
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = README.read_text(encoding="utf-8")
+    develop = readme.split("## Develop and test", 1)[1]
+    command = re.search(r"```bash\n(?:.*\n)*?(python -m pytest[^\n]*)\n```", develop)
+    assert command and command.group(1) == "python -m pytest -q"
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == command.group(1)  # the last thing CI does is the README's test command
+
+
+# ------------------------------------------------------------------------------- run
+
+
+def scratch_checkout(root: Path) -> Path:
+    """``root/checkout`` with the repository's run configs, beside ``root/shared/data``."""
+    checkout = root / "checkout"
+    shutil.copytree(REPO / "tasks", checkout / "tasks")
+    (root / "shared").mkdir()
+    (root / "shared" / "data").symlink_to(SHARED_DATA, target_is_directory=True)
+    return checkout
+
+
+@pytest.mark.shared_data
+@pytest.mark.slow
+@pytest.mark.parametrize("block", blocks("run"), ids=lambda b: b.split("\n", 1)[0][:60])
+def test_runnable_block_runs_as_written(block: str, tmp_path: Path) -> None:
+    checkout = scratch_checkout(tmp_path)
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    # what the commands say they wrote: `wrote PATH` lines, and curation steps' `"output"` fields
+    announced = re.findall(
+        r'^wrote (?:.* to )?(\S+?)(?::|$)|"output": "([^"]+)"', result.stdout, re.M
+    )
+    written = [line or report for line, report in announced]
+    assert written, result.stdout[-2000:]
+    for path in written:
+        assert (checkout / path).exists(), path
+
+
+# ------------------------------------------------------------------------------- parse
+
+
+def check_arenahard(args: list[str]) -> None:
+    """The parser the ``arenahard`` command builds."""
+    from inspect_arenahard.cli import build_parser
+
+    try:
+        build_parser().parse_args(args)
+    except SystemExit as ex:
+        raise AssertionError(f"arenahard {' '.join(args)}: does not parse") from ex
+
+
+def check_inspect(args: list[str]) -> None:
+    """Inspect's own click parser; for ``eval``, also the task name and its ``-T`` names."""
+    from inspect_ai._cli.main import inspect as inspect_cli
+
+    from inspect_arenahard._registry import BARE_TASKS
+
+    group = inspect_cli.make_context("inspect", list(args), resilient_parsing=True)
+    command = inspect_cli.get_command(group, args[0])
+    assert command is not None, f"inspect {args[0]}: no such command"
+    try:
+        ctx = command.make_context(args[0], list(args[1:]))
+    except click.UsageError as ex:
+        raise AssertionError(f"inspect {' '.join(args)}: {ex}") from ex
+    if args[0] == "eval":
+        tasks = {t.__name__: t for t in BARE_TASKS}
+        for name in ctx.params["tasks"]:
+            assert name in tasks, f"inspect eval {name}: not a task of this package"
+            parameters = inspect.signature(tasks[name]).parameters
+            for t in ctx.params["t"] or ():
+                assert t.split("=", 1)[0] in parameters, f"{name}: no task argument {t!r}"
+
+
+def check_pip(args: list[str]) -> None:
+    """An install line is one ``.ci/install`` runs, so the page and the installer agree."""
+    install = (REPO / ".ci" / "install").read_text(encoding="utf-8").replace("\\\n", " ")
+    lines = [shlex.split(line, comments=True) for line in install.splitlines()]
+    installs = [line[line.index("install") + 1 :] for line in lines if "install" in line[:6]]
+    assert args[1:] in installs, f"pip {' '.join(args)}: not what .ci/install installs"
+
+
+def check_python(args: list[str]) -> str | None:
+    """``python -c`` compiles; ``python -m`` names a module, or a package ``.ci/install`` installs
+    that this machine lacks (then the reason is returned, to skip)."""
+    if args[0] == "-c":
+        compile(args[1], "<docs>", "exec")
+        return None
+    assert args[0] == "-m", args
+    top = args[1].split(".")[0]
+    if importlib.util.find_spec(top) is None:
+        install = (REPO / ".ci" / "install").read_text(encoding="utf-8")
+        assert top.replace("_", "-") in install, f"python -m {args[1]}: no such module"
+        return f"{top} is not installed here (.ci/install installs it)"
+    assert importlib.util.find_spec(args[1]) is not None, f"python -m {args[1]}: no such module"
+    return None
+
+
+def check(command: str) -> str | None:
+    """Parse one command line with the parser of the program it runs; a reason to skip when the
+    program is one this machine lacks."""
+    if assigned := re.fullmatch(r"\w+=\$\((.*)\)", command.strip()):
+        return check(assigned.group(1))
+    words = shlex.split(command, comments=True)
+    while words and re.fullmatch(r"\w+=.*", words[0]):  # VAR=value before the program
+        words.pop(0)
+    if words and words[-1] == "&":
+        words.pop()
+    program, args = words[0], words[1:]
+    checkers = {
+        "arenahard": check_arenahard,
+        "inspect": check_inspect,
+        "pip": check_pip,
+        "python": check_python,
+    }
+    assert program in checkers, f"no parser to check {program!r} with: run the block instead"
+    return checkers[program](args)
+
+
+@pytest.mark.parametrize("block", blocks("parse"), ids=lambda b: b.split("\n", 1)[0][:60])
+def test_block_that_needs_a_model_parses(block: str) -> None:
+    missing = [reason for command in commands(block) if (reason := check(command))]
+    if missing:  # every other command of the block was still checked
+        pytest.skip("; ".join(missing))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "arenahard leaderboard logs/ --stlye-control length",
+        "inspect eval arenahard --modle openai/gpt-4o",
+        "inspect eval arenahard -T strongweight=3",
+        "inspect eval arenahrd --model openai/gpt-4o",
+        "pip install llama-cpp-python",
+        "python -m inspect_arenahard.no_such_module",
+        "curl https://example.com",
+    ],
+)
+def test_a_wrong_command_fails_the_check(command: str) -> None:
+    with pytest.raises(AssertionError):
+        check(command)
