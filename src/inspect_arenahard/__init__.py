@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr_
     from inspect_arenahard.evaluate.scorers import committee_judge, pairwise_judge
     from inspect_arenahard.evaluate.solvers import answer_with_baseline
     from inspect_arenahard.evaluate.task import arenahard
+    from inspect_arenahard.report.dataframes import battles_df, games_df, leaderboard_df
+    from inspect_arenahard.stats.ranking import RankingOptions
 
 __version__ = "0.1.0"
 
@@ -38,11 +40,17 @@ _EXPORTS = {
     "committee_judge": "inspect_arenahard.evaluate.scorers",
     "autoarena_committee": "inspect_arenahard.arena.peer_battle",
     "JudgeSettings": "inspect_arenahard.evaluate.judging",
+    # notebooks: dataframes of judge logs, and the options every leaderboard is ranked with
+    "games_df": "inspect_arenahard.report.dataframes",
+    "battles_df": "inspect_arenahard.report.dataframes",
+    "leaderboard_df": "inspect_arenahard.report.dataframes",
+    "RankingOptions": "inspect_arenahard.stats.ranking",
 }
 
 # Literal, so that linters and type checkers read it (the test checks it matches ``_EXPORTS``).
 __all__ = [
     "JudgeSettings",
+    "RankingOptions",
     "__version__",
     "answer_with_baseline",
     "arenahard",
@@ -51,7 +59,10 @@ __all__ = [
     "autoarena_battle",
     "autoarena_committee",
     "autoarena_questions",
+    "battles_df",
     "committee_judge",
+    "games_df",
+    "leaderboard_df",
     "pairwise_judge",
 ]
 
