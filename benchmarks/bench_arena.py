@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
+from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from inspect_arenahard.stats.battles import Battles
@@ -183,6 +184,51 @@ def arena_rank_solve(design: Design, counts: np.ndarray) -> np.ndarray:
     return np.asarray(BradleyTerry(design.n_models).fit(dataset).params["ratings"])
 
 
+def arena_rank_contextual_solve(
+    design: Design, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """arena-rank's contextual (style) Bradley–Terry on the weighted distinct battles, without
+    its L2 penalty on the style coefficients (``reg=0``: the same MLE as ours): (θ, γ)."""
+    import jax.numpy as jnp
+    from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
+    from arena_rank.utils.data_utils import ContextualPairDataset
+
+    row = design.cell_row
+    dataset = ContextualPairDataset(
+        competitors=list(design.models), pairs=jnp.asarray(np.column_stack([design.a[row], design.b[row]]).astype(np.int32)),
+        outcomes=jnp.asarray(design.cell_points), features=jnp.asarray(design.features[row]), weights=jnp.asarray(counts),
+    )  # fmt: skip
+    model = ContextualBradleyTerry(design.n_models, design.features.shape[1], reg=0.0).fit(dataset)
+    return np.asarray(model.params["ratings"]), np.asarray(model.params["coeffs"])
+
+
+def style_bootstrap(
+    design: Design, anchor: int, full: Any, rounds: int, exact_rounds: int, seed: int
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Style-controlled bootstrap, block refits (``StyleRefit``) against exact per-round Newton
+    refits (``fit``, today's path before the block refits) on the same resamples: prints CPU
+    per round of each, the ratio, and the largest win-rate gap between them over the rounds
+    both ran; returns (CPU per block round, θ, γ) of the block refits."""
+    clock = time.process_time()
+    theta, gamma = bootstrap_fits(design, anchor, rounds, np.random.default_rng(seed), full)
+    block_cpu = (time.process_time() - clock) / rounds
+    clock = time.process_time()
+    exact_theta, exact_gamma = bootstrap_fits(
+        design, anchor, exact_rounds, np.random.default_rng(seed), full, block=False
+    )
+    exact_cpu = (time.process_time() - clock) / exact_rounds
+    gap = 100 * np.abs(expit(theta[:exact_rounds]) - expit(exact_theta))
+    per_round = gap.max(axis=1)
+    print(
+        f"style control bootstrap, CPU per round: block refits {block_cpu * 1e3:.1f} ms ({rounds} rounds), "
+        f"per-round Newton refits (exact, today's path) {exact_cpu * 1e3:.1f} ms ({exact_rounds} rounds): "
+        f"{exact_cpu / block_cpu:.1f}x faster; 1000 rounds ≈ {block_cpu * 1e3:.1f} s vs {exact_cpu * 1e3:.1f} s"
+    )
+    print(f"  per-round largest win-rate gap to the exact refit of the same resample (pp): max {per_round.max():.1e}, "
+          f"median {np.median(per_round):.1e} over {exact_rounds} rounds; largest |γ gap| {np.abs(gamma[:exact_rounds] - exact_gamma).max():.1e}")  # fmt: skip
+    return block_cpu, theta, gamma
+
+
 PEERS = {"evalica": evalica_solve, "arena_rank": arena_rank_solve}
 """Importable module name → per-round solver fed by the shared resampling loop (choix apart)."""
 
@@ -206,6 +252,19 @@ def main() -> None:
     parser.add_argument(
         "--peer-rounds", type=int, default=160, help="rounds of the shared loop (per-round times)"
     )
+    parser.add_argument(
+        "--style-rounds",
+        type=int,
+        default=1000,
+        help="style-controlled bootstrap rounds (block refits)",
+    )
+    parser.add_argument(
+        "--exact-rounds",
+        type=int,
+        default=30,
+        help="of them refitted exactly one by one, to compare",
+    )
+    parser.add_argument("--arena-rank-rounds", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     battles = arena_battles(args.models, args.battles, np.random.default_rng(args.seed))
@@ -228,8 +287,8 @@ def main() -> None:
     )
     features = style_matrix(battles.style_a, battles.style_b, battles.weight, STYLE)
     wall_sc, cpu_sc, _ = timed(
-        "ours: style control (4 features) fit + 100 rounds (stats level)",
-        lambda: fit_and_bootstrap(features, 100),
+        "ours: style control (4 features) fit + 1000 rounds (stats level)",
+        lambda: fit_and_bootstrap(features, 1000),
     )
     _, _, table = timed(
         "ours: the same BT table via leaderboard() (+ table building)",
@@ -237,7 +296,7 @@ def main() -> None:
     )
     _, _, styled = timed(
         "ours: the same style table via leaderboard()",
-        lambda: leaderboard(battles, style=STYLE, rounds=100, seed=1),
+        lambda: leaderboard(battles, style=STYLE, rounds=1000, seed=1),
     )
     timed(
         "ours: BT fit + sandwich intervals (one fit)",
@@ -247,6 +306,28 @@ def main() -> None:
         "ours: style control fit + sandwich intervals",
         lambda: leaderboard(battles, style=STYLE, ci_method="sandwich"),
     )
+
+    print()
+    styled_design = Design.build(
+        battles.models, battles.a, battles.b, battles.points, battles.weight, features=features
+    )
+    styled_full = fit(styled_design, anchor)
+    block_cpu, theta, gamma = style_bootstrap(
+        styled_design, anchor, styled_full, args.style_rounds, args.exact_rounds, 3
+    )
+    if installed("arena_rank"):
+        sampler = Resampler(styled_design.cell_weight, np.random.default_rng(3))
+        clock, gaps = time.process_time(), []
+        for r in range(args.arena_rank_rounds):  # the first resamples of the block refits
+            peer_theta, peer_gamma = arena_rank_contextual_solve(styled_design, sampler.draw())
+            gaps.append(np.abs(peer_theta - peer_theta[anchor] - theta[r]).max())
+        peer_cpu = (time.process_time() - clock) / args.arena_rank_rounds
+        print(f"  arena-rank contextual BT (reg=0): {peer_cpu:.2f} s CPU per round ({args.arena_rank_rounds} rounds; "
+              f"1000 rounds ≈ {peer_cpu * 1000 / 60:.0f} min); ours faster {peer_cpu / block_cpu:.0f}x; "
+              f"max |θ − ours| {max(gaps):.1e} (its L-BFGS stops at gtol 1e-9 of a mean loss)")  # fmt: skip
+    else:
+        print("  arena-rank: not installed (pip install arena-rank, in a venv with --system-site-packages "
+              "if its JAX pins numpy), skipped")  # fmt: skip
 
     design = Design.build(battles.models, battles.a, battles.b, battles.points, battles.weight)
     full = fit(design, anchor)
@@ -286,7 +367,7 @@ def main() -> None:
 
     print()
     print(f"BT + 1000 rounds: {wall_bt:.2f} s wall, {cpu_bt:.2f} s CPU (target < 5 s)")
-    print(f"style control + 100 rounds: {wall_sc:.2f} s wall, {cpu_sc:.2f} s CPU (target < 15 s); "
+    print(f"style control + 1000 rounds: {wall_sc:.2f} s wall, {cpu_sc:.2f} s CPU (target < 10 s); "
           f"coefficients {', '.join(f'{c.name} {c.value:+.3f}' for c in styled.style)}")  # fmt: skip
     print(
         f"top model {table.rows[0].model}: {table.rows[0].score:.1f} [{table.rows[0].lower:.1f}, {table.rows[0].upper:.1f}]"

@@ -15,7 +15,7 @@ per-call cost is paid once per block and the work runs over whole arrays:
   double-precision steps that follow start from wherever it left off and end at the same
   optimum;
 * a round stops when its last step, or the distance still to go estimated from how fast its
-  steps shrink, is below ``STEP_TOLERANCE`` (``_close_enough``).
+  steps shrink, is below ``STEP_TOLERANCE`` (``close_enough``).
 
 A round the chord cannot finish on its own terms is refitted by ``fit`` itself, as before:
 one whose battles no longer link every model or whose MLE is infinite (NaN or pseudo-ties),
@@ -143,7 +143,7 @@ class BlockRefit:
             delta = self.inverse @ grad
             size = np.abs(delta).max(axis=0, initial=0.0)
             theta += delta
-            done = going & _close_enough(size, last, before)
+            done = going & close_enough(size, last, before)
             stop = done | (going & ~(size < LINE_SEARCH_ABOVE))
             if stop.any():
                 out[live[done]], converged[live[done]] = theta[:, done].T, True
@@ -217,7 +217,7 @@ class BlockRefit:
             reached = grown.astype(float)
 
 
-def _close_enough(size: np.ndarray, last: np.ndarray, before: np.ndarray) -> np.ndarray:
+def close_enough(size: np.ndarray, last: np.ndarray, before: np.ndarray) -> np.ndarray:
     """Per round: the step just taken was below ``STEP_TOLERANCE``, or steps shrink steadily
     and the distance still to go is: at most size · q / (1 − q) if every later step shrinks by
     q, taken here as twice the larger of the last two ratios (≤ ½) for safety (one ratio alone
