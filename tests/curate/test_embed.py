@@ -136,3 +136,47 @@ def test_cache_embeds_each_text_once_and_survives_a_partial_part(
 def test_unknown_embedder() -> None:
     with pytest.raises(ValueError, match="unknown embedder 'bert'"):
         get_embedder("bert")
+
+
+@pytest.fixture(scope="module")
+def onnx_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MiniLM exported and quantized once for this module, in a folder of its own."""
+    folder = tmp_path_factory.mktemp("onnx")
+    for precision in embed_module.ONNX_PRECISIONS:
+        embed_module.minilm_onnx(precision, folder)
+    return folder
+
+
+@pytest.mark.shared_data
+def test_onnx_vectors_match_the_torch_model(
+    onnx_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ONNX Runtime's float32 graph gives the torch model's vectors; the int8 graph the same
+    directions within cosine 0.99, on real prompts (long ones truncated, batches padded)."""
+    monkeypatch.setenv("ARENAHARD_ONNX_DIR", str(onnx_folder))
+    prompts = [q.prompt for q in load_questions(shared("arena-hard-v0.1", "question.jsonl"))[:96]]
+    reference = MiniLMEmbedder(max_seq_length=128, precision="fp32").embed(prompts)
+    exact = get_embedder("minilm-onnx:fp32", max_seq_length=128).embed(prompts)
+    assert exact.dtype == np.float32 and exact.shape == reference.shape
+    assert (exact * reference).sum(axis=1).min() > 0.99999
+    int8 = get_embedder("minilm-onnx", max_seq_length=128).embed(prompts)
+    cosines = (int8 * reference).sum(axis=1)
+    assert cosines.min() >= 0.99, cosines.min()
+    assert not np.allclose(int8, reference, atol=1e-4)  # it is the quantized graph
+
+
+def test_onnx_graphs_are_exported_once_and_cached_apart(
+    onnx_folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(embed_module, "_export_fp32", None)  # a second export would fail
+    monkeypatch.setattr(embed_module, "_quantize", None)
+    assert embed_module.minilm_onnx("int8", onnx_folder).is_file()
+    monkeypatch.setenv("ARENAHARD_ONNX_DIR", str(onnx_folder))
+    onnx = get_embedder("minilm-onnx")
+    names = {onnx.name, get_embedder("minilm-onnx:fp32").name, MiniLMEmbedder.name}
+    assert len(names) == 3 and onnx.name == "all-MiniLM-L6-v2-onnx-int8"
+    assert get_embedder("minilm-onnx", max_seq_length=128).name.endswith("-max128")
+    embed_texts(["How do I sort a list in Python?"], onnx, tmp_path)
+    assert [p.name for p in (tmp_path / "embeddings").iterdir()] == [onnx.name]
+    with pytest.raises(ValueError, match="ONNX precision"):
+        get_embedder("minilm-onnx:fp16")
