@@ -86,8 +86,9 @@ class ClusterOptions:
     embedder: str = field(
         default="minilm",
         metadata={
-            "help": "minilm (offline, torch), minilm-onnx[:int8|fp32] (offline, ONNX Runtime: int8 about 2-3x "
-            "faster on CPU, cosine >= 0.99 to minilm; fp32 equal to it) or openai[:<model>]"
+            "help": "minilm (offline; the local engine runs it on ONNX Runtime where that is installed and "
+            "the CPU has no AMX: the same vectors, ~3x faster), minilm-torch, minilm-onnx, minilm-onnx:int8 "
+            "(opt-in: cosine to float32 0.985 at worst) or openai[:<model>]"
         },
     )
     embed_max_tokens: int | None = field(
