@@ -5,8 +5,14 @@ Synthetic Chatbot-Arena-shaped battles (random pairs, 10% ties, per-answer style
 length preference), built straight into ``Battles``. It times
 
 * ours: design + exact fit + 1000 bootstrap rounds (target < 5 s); with style control (4
-  features) and 100 rounds (< 15 s); the same through ``leaderboard`` (which adds per-model
-  counts and answer lengths); and sandwich intervals (one fit);
+  features) and 1000 rounds (target < 10 s); the same through ``leaderboard`` (which adds
+  per-model counts and answer lengths); and sandwich intervals (one fit);
+* the style-controlled bootstrap (``style_comparison``; alone with ``--style-only``): block
+  refits (``StyleRefit``) against today's exact one-by-one Newton refits on the same resamples
+  (CPU per round, the ratio, and the largest per-round win-rate gap between them), and
+  arena-rank's contextual Bradley–Terry on the first resamples where it is installed (JAX pins
+  numpy: install it in a venv made with ``--system-site-packages`` and run this script with
+  that venv's python);
 * every solver in the same resampling loop (``resampling_loop``): our resampler draws blocks of
   16 resamples and the solver fits them, each solver alone in its loop with the same seed, so
   all fit the very same resamples (per-pair totals from one sparse product per round for all):
@@ -31,6 +37,7 @@ choix's compute-bound solves, hence one loop per solver.
 
     python benchmarks/bench_arena.py                    # everything (a few minutes on 2 cores)
     python benchmarks/bench_arena.py --battles 200000   # quicker
+    python benchmarks/bench_arena.py --style-only --style-rounds 200 --exact-rounds 20 --arena-rank-rounds 1
 """
 
 from __future__ import annotations
@@ -243,6 +250,33 @@ def installed(name: str) -> bool:
         return False
 
 
+def style_comparison(battles: Battles, anchor: int, args: argparse.Namespace) -> None:
+    """Style-controlled bootstrap: block refits against exact one-by-one refits, and
+    arena-rank's contextual model where it is installed."""
+    features = style_matrix(battles.style_a, battles.style_b, battles.weight, STYLE)
+    print()
+    styled_design = Design.build(
+        battles.models, battles.a, battles.b, battles.points, battles.weight, features=features
+    )
+    styled_full = fit(styled_design, anchor)
+    block_cpu, theta, gamma = style_bootstrap(
+        styled_design, anchor, styled_full, args.style_rounds, args.exact_rounds, 3
+    )
+    if installed("arena_rank"):
+        sampler = Resampler(styled_design.cell_weight, np.random.default_rng(3))
+        clock, gaps = time.process_time(), []
+        for r in range(args.arena_rank_rounds):  # the first resamples of the block refits
+            peer_theta, peer_gamma = arena_rank_contextual_solve(styled_design, sampler.draw())
+            gaps.append(np.abs(peer_theta - peer_theta[anchor] - theta[r]).max())
+        peer_cpu = (time.process_time() - clock) / args.arena_rank_rounds
+        print(f"  arena-rank contextual BT (reg=0): {peer_cpu:.2f} s CPU per round ({args.arena_rank_rounds} rounds; "
+              f"1000 rounds ≈ {peer_cpu * 1000 / 60:.0f} min); ours faster {peer_cpu / block_cpu:.0f}x; "
+              f"max |θ − ours| {max(gaps):.1e} (its L-BFGS stops at gtol 1e-9 of a mean loss)")  # fmt: skip
+    else:
+        print("  arena-rank: not installed (pip install arena-rank, in a venv with --system-site-packages "
+              "if its JAX pins numpy), skipped")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -265,6 +299,9 @@ def main() -> None:
         help="of them refitted exactly one by one, to compare",
     )
     parser.add_argument("--arena-rank-rounds", type=int, default=2)
+    parser.add_argument(
+        "--style-only", action="store_true", help="only the style-controlled bootstrap comparison"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     battles = arena_battles(args.models, args.battles, np.random.default_rng(args.seed))
@@ -282,6 +319,9 @@ def main() -> None:
         full = fit(design, anchor)
         bootstrap_fits(design, anchor, rounds, np.random.default_rng(1), full)
 
+    if args.style_only:
+        style_comparison(battles, anchor, args)
+        return
     wall_bt, cpu_bt, _ = timed(
         "ours: BT fit + 1000 bootstrap rounds (stats level)", lambda: fit_and_bootstrap(None, 1000)
     )
@@ -307,27 +347,7 @@ def main() -> None:
         lambda: leaderboard(battles, style=STYLE, ci_method="sandwich"),
     )
 
-    print()
-    styled_design = Design.build(
-        battles.models, battles.a, battles.b, battles.points, battles.weight, features=features
-    )
-    styled_full = fit(styled_design, anchor)
-    block_cpu, theta, gamma = style_bootstrap(
-        styled_design, anchor, styled_full, args.style_rounds, args.exact_rounds, 3
-    )
-    if installed("arena_rank"):
-        sampler = Resampler(styled_design.cell_weight, np.random.default_rng(3))
-        clock, gaps = time.process_time(), []
-        for r in range(args.arena_rank_rounds):  # the first resamples of the block refits
-            peer_theta, peer_gamma = arena_rank_contextual_solve(styled_design, sampler.draw())
-            gaps.append(np.abs(peer_theta - peer_theta[anchor] - theta[r]).max())
-        peer_cpu = (time.process_time() - clock) / args.arena_rank_rounds
-        print(f"  arena-rank contextual BT (reg=0): {peer_cpu:.2f} s CPU per round ({args.arena_rank_rounds} rounds; "
-              f"1000 rounds ≈ {peer_cpu * 1000 / 60:.0f} min); ours faster {peer_cpu / block_cpu:.0f}x; "
-              f"max |θ − ours| {max(gaps):.1e} (its L-BFGS stops at gtol 1e-9 of a mean loss)")  # fmt: skip
-    else:
-        print("  arena-rank: not installed (pip install arena-rank, in a venv with --system-site-packages "
-              "if its JAX pins numpy), skipped")  # fmt: skip
+    style_comparison(battles, anchor, args)
 
     design = Design.build(battles.models, battles.a, battles.b, battles.points, battles.weight)
     full = fit(design, anchor)
