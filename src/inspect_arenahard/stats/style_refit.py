@@ -31,10 +31,9 @@ import numpy as np
 from scipy import sparse
 from scipy.special import expit
 
-from inspect_arenahard.stats.block_refit import SINGLE_ABOVE, close_enough
+from inspect_arenahard.stats.block_refit import SINGLE_ABOVE, ChordRounds
 from inspect_arenahard.stats.bt import (
     CHORD_STEPS,
-    LINE_SEARCH_ABOVE,
     Design,
     Fit,
     finite_and_linked,
@@ -165,43 +164,22 @@ class StyleRefit:
         (which is then Newton's), and once more after it, so that later steps contract by the
         change of curvature over what is left of the way (about 1e-3 per step at arena scale)
         instead of by the resampling noise in H₀ as well (about 0.06)."""
-        rounds = won.shape[0]
-        start = np.r_[self.full.theta, self.full.gamma]
-        params = np.repeat(start[:, None], rounds, axis=1)
-        out = np.empty((rounds, len(start)))
-        converged = np.zeros(rounds, dtype=bool)
-        live = np.arange(rounds)
-        going = np.ones(rounds, dtype=bool)
-        last, before = np.full(rounds, np.nan), np.full(rounds, np.nan)
+        chord = ChordRounds(np.r_[self.full.theta, self.full.gamma], won.shape[0])
         gradient, inverse = self._pass(None, won, battles, hessian=True)  # no exp at the start
         for step in range(CHORD_STEPS):
-            delta = np.einsum("rij,jr->ir", inverse, gradient)
-            size = np.abs(delta).max(axis=0, initial=0.0)
-            params += delta
-            done = going & close_enough(size, last, before)
-            stop = done | (going & ~(size < LINE_SEARCH_ABOVE))
-            if stop.any():
-                out[live[done]], converged[live[done]] = params[:, done].T, True
-                params[:, stop] = start[:, None]  # harmless until dropped
-                going &= ~stop
-                if not going.any():
-                    break
-                if going.sum() <= 0.75 * len(going):
-                    live, params, size, last = (
-                        live[going],
-                        params[:, going],
-                        size[going],
-                        last[going],
-                    )
-                    won, battles, inverse = won[going], battles[going], inverse[going]
-                    going = np.ones(len(live), dtype=bool)
-            before, last = last, size
+            keep = chord.take(np.einsum("rij,jr->ir", inverse, gradient))
+            if chord.finished:
+                break
+            if keep is not None:
+                won, battles, inverse = won[keep], battles[keep], inverse[keep]
             if step == 0:  # far from the optimum: single precision, and the Hessian refreshed
-                single = size[going].min() > SINGLE_ABOVE
-                gradient, inverse = self._pass(params, won, battles, hessian=True, single=single)
+                single = chord.smallest_step() > SINGLE_ABOVE
+                gradient, inverse = self._pass(
+                    chord.params, won, battles, hessian=True, single=single
+                )
             else:
-                gradient, _ = self._pass(params, won, battles)
-        return out, converged
+                gradient, _ = self._pass(chord.params, won, battles)
+        return chord.out, chord.converged
 
     def _pass(
         self,
