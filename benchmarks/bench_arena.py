@@ -5,8 +5,14 @@ Synthetic Chatbot-Arena-shaped battles (random pairs, 10% ties, per-answer style
 length preference), built straight into ``Battles``. It times
 
 * ours: design + exact fit + 1000 bootstrap rounds (target < 5 s); with style control (4
-  features) and 100 rounds (< 15 s); the same through ``leaderboard`` (which adds per-model
-  counts and answer lengths); and sandwich intervals (one fit);
+  features) and 1000 rounds (target < 10 s); the same through ``leaderboard`` (which adds
+  per-model counts and answer lengths); and sandwich intervals (one fit);
+* the style-controlled bootstrap (``style_comparison``; alone with ``--style-only``): block
+  refits (``StyleRefit``) against today's exact one-by-one Newton refits on the same resamples
+  (CPU per round, the ratio, and the largest per-round win-rate gap between them), and
+  arena-rank's contextual Bradley–Terry on the first resamples where it is installed (JAX pins
+  numpy: install it in a venv made with ``--system-site-packages`` and run this script with
+  that venv's python);
 * every solver in the same resampling loop (``resampling_loop``): our resampler draws blocks of
   16 resamples and the solver fits them, each solver alone in its loop with the same seed, so
   all fit the very same resamples (per-pair totals from one sparse product per round for all):
@@ -31,6 +37,7 @@ choix's compute-bound solves, hence one loop per solver.
 
     python benchmarks/bench_arena.py                    # everything (a few minutes on 2 cores)
     python benchmarks/bench_arena.py --battles 200000   # quicker
+    python benchmarks/bench_arena.py --style-only --style-rounds 200 --exact-rounds 20 --arena-rank-rounds 1
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
+from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from inspect_arenahard.stats.battles import Battles
@@ -183,6 +191,51 @@ def arena_rank_solve(design: Design, counts: np.ndarray) -> np.ndarray:
     return np.asarray(BradleyTerry(design.n_models).fit(dataset).params["ratings"])
 
 
+def arena_rank_contextual_solve(
+    design: Design, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """arena-rank's contextual (style) Bradley–Terry on the weighted distinct battles, without
+    its L2 penalty on the style coefficients (``reg=0``: the same MLE as ours): (θ, γ)."""
+    import jax.numpy as jnp
+    from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
+    from arena_rank.utils.data_utils import ContextualPairDataset
+
+    row = design.cell_row
+    dataset = ContextualPairDataset(
+        competitors=list(design.models), pairs=jnp.asarray(np.column_stack([design.a[row], design.b[row]]).astype(np.int32)),
+        outcomes=jnp.asarray(design.cell_points), features=jnp.asarray(design.features[row]), weights=jnp.asarray(counts),
+    )  # fmt: skip
+    model = ContextualBradleyTerry(design.n_models, design.features.shape[1], reg=0.0).fit(dataset)
+    return np.asarray(model.params["ratings"]), np.asarray(model.params["coeffs"])
+
+
+def style_bootstrap(
+    design: Design, anchor: int, full: Any, rounds: int, exact_rounds: int, seed: int
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Style-controlled bootstrap, block refits (``StyleRefit``) against exact per-round Newton
+    refits (``fit``, today's path before the block refits) on the same resamples: prints CPU
+    per round of each, the ratio, and the largest win-rate gap between them over the rounds
+    both ran; returns (CPU per block round, θ, γ) of the block refits."""
+    clock = time.process_time()
+    theta, gamma = bootstrap_fits(design, anchor, rounds, np.random.default_rng(seed), full)
+    block_cpu = (time.process_time() - clock) / rounds
+    clock = time.process_time()
+    exact_theta, exact_gamma = bootstrap_fits(
+        design, anchor, exact_rounds, np.random.default_rng(seed), full, block=False
+    )
+    exact_cpu = (time.process_time() - clock) / exact_rounds
+    gap = 100 * np.abs(expit(theta[:exact_rounds]) - expit(exact_theta))
+    per_round = gap.max(axis=1)
+    print(
+        f"style control bootstrap, CPU per round: block refits {block_cpu * 1e3:.1f} ms ({rounds} rounds), "
+        f"per-round Newton refits (exact, today's path) {exact_cpu * 1e3:.1f} ms ({exact_rounds} rounds): "
+        f"{exact_cpu / block_cpu:.1f}x faster; 1000 rounds ≈ {block_cpu * 1e3:.1f} s vs {exact_cpu * 1e3:.1f} s"
+    )
+    print(f"  per-round largest win-rate gap to the exact refit of the same resample (pp): max {per_round.max():.1e}, "
+          f"median {np.median(per_round):.1e} over {exact_rounds} rounds; largest |γ gap| {np.abs(gamma[:exact_rounds] - exact_gamma).max():.1e}")  # fmt: skip
+    return block_cpu, theta, gamma
+
+
 PEERS = {"evalica": evalica_solve, "arena_rank": arena_rank_solve}
 """Importable module name → per-round solver fed by the shared resampling loop (choix apart)."""
 
@@ -197,6 +250,33 @@ def installed(name: str) -> bool:
         return False
 
 
+def style_comparison(battles: Battles, anchor: int, args: argparse.Namespace) -> None:
+    """Style-controlled bootstrap: block refits against exact one-by-one refits, and
+    arena-rank's contextual model where it is installed."""
+    features = style_matrix(battles.style_a, battles.style_b, battles.weight, STYLE)
+    print()
+    styled_design = Design.build(
+        battles.models, battles.a, battles.b, battles.points, battles.weight, features=features
+    )
+    styled_full = fit(styled_design, anchor)
+    block_cpu, theta, gamma = style_bootstrap(
+        styled_design, anchor, styled_full, args.style_rounds, args.exact_rounds, 3
+    )
+    if installed("arena_rank"):
+        sampler = Resampler(styled_design.cell_weight, np.random.default_rng(3))
+        clock, gaps = time.process_time(), []
+        for r in range(args.arena_rank_rounds):  # the first resamples of the block refits
+            peer_theta, peer_gamma = arena_rank_contextual_solve(styled_design, sampler.draw())
+            gaps.append(np.abs(peer_theta - peer_theta[anchor] - theta[r]).max())
+        peer_cpu = (time.process_time() - clock) / args.arena_rank_rounds
+        print(f"  arena-rank contextual BT (reg=0): {peer_cpu:.2f} s CPU per round ({args.arena_rank_rounds} rounds; "
+              f"1000 rounds ≈ {peer_cpu * 1000 / 60:.0f} min); ours faster {peer_cpu / block_cpu:.0f}x; "
+              f"max |θ − ours| {max(gaps):.1e} (its L-BFGS stops at gtol 1e-9 of a mean loss)")  # fmt: skip
+    else:
+        print("  arena-rank: not installed (pip install arena-rank, in a venv with --system-site-packages "
+              "if its JAX pins numpy), skipped")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -205,6 +285,22 @@ def main() -> None:
     parser.add_argument("--battles", type=int, default=1_000_000)
     parser.add_argument(
         "--peer-rounds", type=int, default=160, help="rounds of the shared loop (per-round times)"
+    )
+    parser.add_argument(
+        "--style-rounds",
+        type=int,
+        default=1000,
+        help="style-controlled bootstrap rounds (block refits)",
+    )
+    parser.add_argument(
+        "--exact-rounds",
+        type=int,
+        default=30,
+        help="of them refitted exactly one by one, to compare",
+    )
+    parser.add_argument("--arena-rank-rounds", type=int, default=2)
+    parser.add_argument(
+        "--style-only", action="store_true", help="only the style-controlled bootstrap comparison"
     )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -223,13 +319,16 @@ def main() -> None:
         full = fit(design, anchor)
         bootstrap_fits(design, anchor, rounds, np.random.default_rng(1), full)
 
+    if args.style_only:
+        style_comparison(battles, anchor, args)
+        return
     wall_bt, cpu_bt, _ = timed(
         "ours: BT fit + 1000 bootstrap rounds (stats level)", lambda: fit_and_bootstrap(None, 1000)
     )
     features = style_matrix(battles.style_a, battles.style_b, battles.weight, STYLE)
     wall_sc, cpu_sc, _ = timed(
-        "ours: style control (4 features) fit + 100 rounds (stats level)",
-        lambda: fit_and_bootstrap(features, 100),
+        "ours: style control (4 features) fit + 1000 rounds (stats level)",
+        lambda: fit_and_bootstrap(features, 1000),
     )
     _, _, table = timed(
         "ours: the same BT table via leaderboard() (+ table building)",
@@ -237,7 +336,7 @@ def main() -> None:
     )
     _, _, styled = timed(
         "ours: the same style table via leaderboard()",
-        lambda: leaderboard(battles, style=STYLE, rounds=100, seed=1, ci_method="official"),
+        lambda: leaderboard(battles, style=STYLE, rounds=1000, seed=1, ci_method="official"),
     )
     timed(
         "ours: BT fit + sandwich intervals (one fit)",
@@ -247,6 +346,8 @@ def main() -> None:
         "ours: style control fit + sandwich intervals",
         lambda: leaderboard(battles, style=STYLE, ci_method="sandwich"),
     )
+
+    style_comparison(battles, anchor, args)
 
     design = Design.build(battles.models, battles.a, battles.b, battles.points, battles.weight)
     full = fit(design, anchor)
@@ -286,7 +387,7 @@ def main() -> None:
 
     print()
     print(f"BT + 1000 rounds: {wall_bt:.2f} s wall, {cpu_bt:.2f} s CPU (target < 5 s)")
-    print(f"style control + 100 rounds: {wall_sc:.2f} s wall, {cpu_sc:.2f} s CPU (target < 15 s); "
+    print(f"style control + 1000 rounds: {wall_sc:.2f} s wall, {cpu_sc:.2f} s CPU (target < 10 s); "
           f"coefficients {', '.join(f'{c.name} {c.value:+.3f}' for c in styled.style)}")  # fmt: skip
     print(
         f"top model {table.rows[0].model}: {table.rows[0].score:.1f} [{table.rows[0].lower:.1f}, {table.rows[0].upper:.1f}]"

@@ -26,7 +26,7 @@ machine: 200K in < 20 min and < 8 GiB. Usage::
 
     python benchmarks/bench_curate.py --scenario real20k [--out results.json]
     python benchmarks/bench_curate.py --scenario synthetic200k [--embed-max-tokens 0]   # 0: MiniLM's 256
-    python benchmarks/bench_curate.py --scenario embedding   # float32, bfloat16, bfloat16 compiled MiniLM, 4096 real prompts
+    python benchmarks/bench_curate.py --scenario embedding   # float32, bfloat16, bfloat16 compiled, ONNX int8/fp32 MiniLM, 4096 real prompts
 """
 
 from __future__ import annotations
@@ -115,22 +115,36 @@ def real_prompts(work_dir: Path) -> list[str]:
 
 def embedding_speed(work_dir: Path, embed_max_tokens: int | None, n: int = 4096) -> dict:
     """MiniLM throughput on ``n`` real prompts: float32 (the slow reference) against bfloat16
-    weights (the default on AMX CPUs) and bfloat16 compiled (``--embed-compile``, the default
-    from 20K prompts), with the cosine of each against float32 and the compilation time."""
+    weights (the default on AMX CPUs), bfloat16 compiled (``--embed-compile``, the default
+    from 20K prompts) and ONNX Runtime (``--embedder minilm-onnx``: int8, and float32), with the
+    cosine of each against float32 and the warm-up time (compilation; for ONNX, export and
+    quantization when its cache is empty, which this fresh folder's is)."""
+    import os
+
     import numpy as np
 
-    from inspect_arenahard.curate.embed import MiniLMEmbedder
+    from inspect_arenahard.curate.embed import MiniLMEmbedder, MiniLMOnnxEmbedder, has_amx
 
+    os.environ.setdefault("ARENAHARD_ONNX_DIR", str(work_dir / "onnx"))
     prompts = real_prompts(work_dir)
     prompts = random.Random(0).sample(prompts, min(n, len(prompts)))
+    prompts.sort(key=len)  # as embed_texts hands them out
     tokens = 128 if embed_max_tokens is None else embed_max_tokens or None
     result: dict = {"scenario": "embedding", "prompts": len(prompts), "embed_max_tokens": tokens}
     vectors = {}
-    for variant in ("fp32", "bf16", "bf16_compiled"):
-        embedder = MiniLMEmbedder(max_seq_length=tokens, precision=variant.split("_")[0])
-        if variant.endswith("compiled"):
-            embedder.compile()
+    # without AMX, bfloat16 is emulated (slow) and not what ``precision="auto"`` picks: skipped
+    bf16 = ("bf16", "bf16_compiled") if has_amx() else ()
+    result["amx"] = bool(bf16)
+    variants = ("fp32", *bf16, "onnx_int8", "onnx_fp32")
+    for variant in variants:
         started = time.perf_counter()
+        embedder: MiniLMEmbedder | MiniLMOnnxEmbedder
+        if variant.startswith("onnx"):
+            embedder = MiniLMOnnxEmbedder(max_seq_length=tokens, precision=variant[5:])
+        else:
+            embedder = MiniLMEmbedder(max_seq_length=tokens, precision=variant.split("_")[0])
+            if variant.endswith("compiled"):
+                embedder.compile()
         embedder.embed(prompts[:128])  # warm-up (compiles)
         result[f"{variant}_warm_up_seconds"] = round(time.perf_counter() - started, 1)
         started = time.perf_counter()
@@ -138,7 +152,7 @@ def embedding_speed(work_dir: Path, embed_max_tokens: int | None, n: int = 4096)
         result[f"{variant}_prompts_per_second"] = round(
             len(prompts) / (time.perf_counter() - started), 1
         )
-    for variant in ("bf16", "bf16_compiled"):
+    for variant in variants[1:]:
         cosines = (vectors["fp32"] * vectors[variant]).sum(axis=1)
         result[f"{variant}_speedup"] = round(
             result[f"{variant}_prompts_per_second"] / result["fp32_prompts_per_second"], 2

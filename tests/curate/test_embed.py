@@ -136,3 +136,62 @@ def test_cache_embeds_each_text_once_and_survives_a_partial_part(
 def test_unknown_embedder() -> None:
     with pytest.raises(ValueError, match="unknown embedder 'bert'"):
         get_embedder("bert")
+
+
+@pytest.fixture(scope="module")
+def onnx_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MiniLM exported and quantized once for this module, in a folder of its own."""
+    folder = tmp_path_factory.mktemp("onnx")
+    for precision in embed_module.ONNX_PRECISIONS:
+        embed_module.minilm_onnx(precision, folder)
+    return folder
+
+
+@pytest.mark.shared_data
+def test_onnx_vectors_match_the_torch_model(
+    onnx_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ONNX Runtime's float32 graph gives the torch model's vectors; the int8 graph close ones
+    (mean cosine ≥ 0.99; its worst over 4,096 prompts is 0.985, why it is opt-in), on real
+    prompts (long ones truncated, batches padded)."""
+    monkeypatch.setenv("ARENAHARD_ONNX_DIR", str(onnx_folder))
+    prompts = [q.prompt for q in load_questions(shared("arena-hard-v0.1", "question.jsonl"))[:96]]
+    reference = MiniLMEmbedder(max_seq_length=128, precision="fp32").embed(prompts)
+    exact = get_embedder("minilm-onnx", max_seq_length=128).embed(prompts)
+    assert exact.dtype == np.float32 and exact.shape == reference.shape
+    assert (exact * reference).sum(axis=1).min() > 0.99999
+    int8 = get_embedder("minilm-onnx:int8", max_seq_length=128).embed(prompts)
+    cosines = (int8 * reference).sum(axis=1)
+    assert cosines.mean() >= 0.99 and cosines.min() >= 0.97, cosines.min()
+    assert not np.allclose(int8, reference, atol=1e-4)  # it is the quantized graph
+
+
+def test_onnx_graphs_are_exported_once_and_cached_apart(
+    onnx_folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(embed_module, "_export_fp32", None)  # a second export would fail
+    monkeypatch.setattr(embed_module, "_quantize", None)
+    assert embed_module.minilm_onnx("int8", onnx_folder).is_file()
+    monkeypatch.setenv("ARENAHARD_ONNX_DIR", str(onnx_folder))
+    onnx = get_embedder("minilm-onnx")
+    names = {onnx.name, get_embedder("minilm-onnx:int8").name, MiniLMEmbedder.name}
+    assert len(names) == 3 and onnx.name == "all-MiniLM-L6-v2-onnx-fp32"
+    assert get_embedder("minilm-onnx", max_seq_length=128).name.endswith("-max128")
+    embed_texts(["How do I sort a list in Python?"], onnx, tmp_path)
+    assert [p.name for p in (tmp_path / "embeddings").iterdir()] == [onnx.name]
+    with pytest.raises(ValueError, match="ONNX precision"):
+        get_embedder("minilm-onnx:fp16")
+
+
+def test_minilm_runs_on_the_fastest_exact_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ONNX Runtime's float32 graph without AMX, torch with it or without ONNX Runtime; never
+    the int8 graph, and a named backend is kept."""
+    monkeypatch.setattr(embed_module, "has_amx", lambda: False)
+    assert embed_module.fastest_minilm("minilm") == "minilm-onnx"
+    assert embed_module.fastest_minilm("minilm-torch") == "minilm-torch"
+    assert embed_module.fastest_minilm("openai") == "openai"
+    monkeypatch.setattr(embed_module, "has_amx", lambda: True)
+    assert embed_module.fastest_minilm("minilm") == "minilm"
+    monkeypatch.setattr(embed_module, "has_amx", lambda: False)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    assert embed_module.fastest_minilm("minilm") == "minilm"

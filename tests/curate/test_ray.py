@@ -331,3 +331,23 @@ def test_unknown_engine_is_named(tmp_path: Path) -> None:
         ScaleOptions(engine="spark").key_parts()
     with pytest.raises(ValueError, match="engine must be one of local, ray, got 'spark'"):
         ingest(["x.jsonl"], Work.at(tmp_path, create=True), scale=ScaleOptions(engine="spark"))
+
+
+@pytest.mark.slow
+def test_local_sample_fit_equals_the_ray_engines(works: dict[str, Path], tmp_path: Path) -> None:
+    """``--umap-sample`` on the local engine: the same seeded sample, the same fit, the rest
+    transformed in this process instead of on Ray actors: the very same clusters and topics."""
+    runs = {}
+    for engine, source, args in (("ray", works["ray"], RAY), ("local", works["local"], [])):
+        work = tmp_path / engine
+        shutil.copytree(source, work)
+        assert main(["curate", "cluster", str(work), *args, "--min-cluster-size", "10",
+                     "--umap-sample", "1000"]) == 0  # fmt: skip
+        runs[engine] = work
+    local = report(runs["local"])
+    assert local["engine"] == "local" and local["kept"] > 1000  # so the sample fit ran
+    assert {"umap_fit_sample", "umap_transform"} <= set(local["seconds"])
+    assert read_jsonl(runs["local"] / "clusters.jsonl") == read_jsonl(
+        runs["ray"] / "clusters.jsonl"
+    )
+    assert (runs["local"] / "topics.json").read_text() == (runs["ray"] / "topics.json").read_text()

@@ -23,14 +23,14 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from inspect_arenahard.curate.cache import Timer, file_digest, step_key, up_to_date, write_report
-from inspect_arenahard.curate.embed import embed_texts, get_embedder
+from inspect_arenahard.curate.embed import embed_texts, fastest_minilm, get_embedder
 from inspect_arenahard.curate.filters import (
     FilterLog,
     FilterOptions,
     apply_text_filters,
     near_duplicates,
 )
-from inspect_arenahard.curate.reduce import reduce_and_cluster
+from inspect_arenahard.curate.reduce import sample_reduce_and_cluster
 from inspect_arenahard.curate.scale import Engine, RayEngine
 from inspect_arenahard.curate.step_options import OUTLIER_MODES, ClusterOptions, ScaleOptions
 from inspect_arenahard.curate.topics import OUTLIER, topic_names
@@ -142,8 +142,9 @@ class LocalEngine:
 
     name = "local"
 
-    def __init__(self, embed_compile: str = "auto") -> None:
+    def __init__(self, embed_compile: str = "auto", umap_sample: int = 0) -> None:
         self.embed_compile = embed_compile
+        self.umap_sample = umap_sample
         self.seconds: dict[str, float] = {}
 
     def filter(self, work: Work, filters: FilterOptions, log: FilterLog) -> pd.DataFrame:
@@ -156,7 +157,7 @@ class LocalEngine:
         """Embeddings computed here, through the cache."""
         return embed_texts(
             prompts,
-            get_embedder(options.embedder, max_seq_length=options.embed_max_tokens),
+            get_embedder(fastest_minilm(options.embedder), max_seq_length=options.embed_max_tokens),
             cache_root,
             compile=self.embed_compile,
         )
@@ -164,8 +165,11 @@ class LocalEngine:
     def reduce_and_cluster(
         self, vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
     ) -> tuple[np.ndarray, np.ndarray]:
-        """One UMAP fit on every vector (no sampling), then HDBSCAN."""
-        return reduce_and_cluster(vectors, knn, options)
+        """One UMAP fit on every vector up to ``umap_sample`` of them, else a fit on a seeded
+        sample and the rest transformed here (the Ray engine's sample fit); then HDBSCAN."""
+        return sample_reduce_and_cluster(
+            vectors, knn, options, self.umap_sample, seconds=self.seconds
+        )
 
     def close(self) -> None:
         """Nothing to release."""
@@ -174,7 +178,9 @@ class LocalEngine:
 
 def engine_for(scale: ScaleOptions) -> Engine:
     """The engine ``scale`` names (Ray is imported only when it is chosen)."""
-    return RayEngine(scale) if scale.engine == "ray" else LocalEngine(scale.embed_compile)
+    if scale.engine == "ray":
+        return RayEngine(scale)
+    return LocalEngine(scale.embed_compile, scale.umap_sample)
 
 
 def cluster(

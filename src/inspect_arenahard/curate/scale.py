@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from inspect_arenahard.curate.cache import Timer, text_digest
+from inspect_arenahard.curate.cache import text_digest
 from inspect_arenahard.curate.embed import (
     LocalModel,
     Parts,
@@ -47,19 +47,15 @@ from inspect_arenahard.curate.filters import (
     turns_to_prompt,
 )
 from inspect_arenahard.curate.reduce import (
-    hdbscan_labels,
+    TRANSFORM_ROWS,
     quiet_umap,
-    reduce_and_cluster,
-    umap_reducer,
+    sample_reduce_and_cluster,
 )
 from inspect_arenahard.curate.step_options import ScaleOptions
 from inspect_arenahard.curate.work import Work
 
 if TYPE_CHECKING:
     from inspect_arenahard.curate.step_options import ClusterOptions
-
-TRANSFORM_ROWS = 20_000
-"""Vectors per parallel UMAP ``transform`` task."""
 
 
 class Engine(Protocol):
@@ -303,23 +299,11 @@ class RayEngine:
     def reduce_and_cluster(
         self, vectors: np.ndarray, knn: tuple[np.ndarray, np.ndarray], options: ClusterOptions
     ) -> tuple[np.ndarray, np.ndarray]:
-        """UMAP fitted on a seeded sample and applied to the rest in parallel; HDBSCAN on the result."""
-        n, sample = len(vectors), self.options.umap_sample
-        if not sample or n <= sample:
-            return reduce_and_cluster(vectors, knn, options)  # the local engine's fit, exactly
-        timer = Timer()
-        fitted = np.sort(np.random.default_rng(options.seed).choice(n, size=sample, replace=False))
-        with quiet_umap():
-            reducer = umap_reducer(options).fit(vectors[fitted])
-        self.seconds["umap_fit_sample"] = timer.lap()
-        reduced = np.empty((n, options.n_components), dtype=np.float32)
-        reduced[fitted] = reducer.embedding_
-        rest = np.setdiff1d(np.arange(n), fitted)
-        reduced[rest] = _transform_in_parallel(reducer, vectors, rest)
-        self.seconds["umap_transform"] = timer.lap()
-        labels = hdbscan_labels(reduced, options)
-        self.seconds["hdbscan"] = timer.lap()
-        return labels, reduced
+        """UMAP fitted on a seeded sample and applied to the rest in parallel on Ray actors
+        (the local engine's sample fit, transformed elsewhere); HDBSCAN on the result."""
+        return sample_reduce_and_cluster(
+            vectors, knn, options, self.options.umap_sample, _transform_in_parallel, self.seconds
+        )
 
     def close(self) -> None:
         """Shut Ray down if this engine started it (never a cluster it joined)."""

@@ -20,5 +20,6 @@ __all__ = [
     "sandwich",
     "score_tables",
     "style_control",
+    "style_refit",
     "verdict_points",
 ]

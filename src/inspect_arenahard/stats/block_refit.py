@@ -132,37 +132,19 @@ class BlockRefit:
         (pairs × rounds), the won part of the gradient and the gradient at the full-data fit
         (models × rounds); and which rounds converged (the others: a step too large for H₀,
         or not converged in ``CHORD_STEPS``)."""
-        rounds = battles.shape[1]
-        theta = np.repeat(self.full.theta[:, None], rounds, axis=1)
-        out = np.empty((rounds, len(self.full.theta)))
-        converged = np.zeros(rounds, dtype=bool)
-        live = np.arange(rounds)  # the columns of the arrays; a stopped round's column is
-        going = np.ones(rounds, dtype=bool)  # dropped once a quarter of them has stopped
-        last, before = np.full(rounds, np.nan), np.full(rounds, np.nan)
+        chord = ChordRounds(self.full.theta, battles.shape[1])
         for step in range(CHORD_STEPS):
-            delta = self.inverse @ grad
-            size = np.abs(delta).max(axis=0, initial=0.0)
-            theta += delta
-            done = going & _close_enough(size, last, before)
-            stop = done | (going & ~(size < LINE_SEARCH_ABOVE))
-            if stop.any():
-                out[live[done]], converged[live[done]] = theta[:, done].T, True
-                theta[:, stop] = self.full.theta[:, None]  # harmless until dropped
-                going &= ~stop
-                if not going.any():
-                    break
-                if going.sum() <= 0.75 * len(going):
-                    live, theta, grad_won, size, last = (
-                        live[going], theta[:, going], grad_won[:, going], size[going], last[going]
-                    )  # fmt: skip
-                    battles = np.compress(going, battles, axis=1)
-                    going = np.ones(len(live), dtype=bool)
-            before, last = last, size
-            if step < SINGLE_STEPS and size[going].min() > SINGLE_ABOVE:
+            keep = chord.take(self.inverse @ grad)
+            if chord.finished:
+                break
+            if keep is not None:
+                grad_won, battles = grad_won[:, keep], np.compress(keep, battles, axis=1)
+            theta = chord.params
+            if step < SINGLE_STEPS and chord.smallest_step() > SINGLE_ABOVE:
                 grad = grad_won - self._expected(theta.astype(np.float32), battles)
             else:
                 grad = grad_won - self._expected(theta, battles)
-        return out, converged
+        return chord.out, chord.converged
 
     def _expected(self, theta: np.ndarray, battles: np.ndarray) -> np.ndarray:
         """Per model and round, Σ over its pairs of battles × σ(±η): the gradient's other half
@@ -215,6 +197,55 @@ class BlockRefit:
             if np.array_equal(grown, reached > 0):
                 return grown.all(axis=0)
             reached = grown.astype(float)
+
+
+class ChordRounds:
+    """A block's rounds while chord steps run: their parameters (parameters × rounds, one
+    column per round still stepping), which have stopped and where, and their last two step
+    sizes. A round stops when ``_close_enough`` (converged) or when its step is too large for a
+    fixed Hessian (then refitted by ``fit``); its column is dropped once a quarter of the
+    columns have stopped (until then it keeps stepping from the start, harmlessly)."""
+
+    def __init__(self, start: np.ndarray, rounds: int) -> None:
+        self.start = start
+        self.params = np.repeat(start[:, None], rounds, axis=1)
+        self.out = np.empty((rounds, len(start)))
+        self.converged = np.zeros(rounds, dtype=bool)
+        self.live = np.arange(rounds)  # the round of each column
+        self.going = np.ones(rounds, dtype=bool)
+        self.last, self.before = np.full(rounds, np.nan), np.full(rounds, np.nan)
+
+    def take(self, delta: np.ndarray) -> np.ndarray | None:
+        """Add each column's step; the mask of the columns kept when some were dropped (the
+        caller drops them from its own arrays too), else None."""
+        size = np.abs(delta).max(axis=0, initial=0.0)
+        self.params += delta
+        done = self.going & _close_enough(size, self.last, self.before)
+        stop = done | (self.going & ~(size < LINE_SEARCH_ABOVE))
+        keep = None
+        if stop.any():
+            self.out[self.live[done]], self.converged[self.live[done]] = (
+                self.params[:, done].T,
+                True,
+            )
+            self.params[:, stop] = self.start[:, None]
+            self.going &= ~stop
+            if self.going.any() and self.going.sum() <= 0.75 * len(self.going):
+                keep = self.going
+                self.live, self.params = self.live[keep], self.params[:, keep]
+                size, self.last = size[keep], self.last[keep]
+                self.going = np.ones(len(self.live), dtype=bool)
+        self.before, self.last = self.last, size
+        return keep
+
+    @property
+    def finished(self) -> bool:
+        """Whether every round has stopped."""
+        return not self.going.any()
+
+    def smallest_step(self) -> float:
+        """The smallest last step among the rounds still stepping."""
+        return float(self.last[self.going].min())
 
 
 def _close_enough(size: np.ndarray, last: np.ndarray, before: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from scipy.stats import poisson
 
 from inspect_arenahard.stats.block_refit import BlockRefit
 from inspect_arenahard.stats.bt import Design, Fit, fit, one_blas_thread, star_theta
+from inspect_arenahard.stats.style_refit import StyleRefit
 
 
 class Resampler:
@@ -175,14 +176,20 @@ def percentile_interval(samples: np.ndarray, ci: float) -> tuple[np.ndarray, np.
 
 
 def bootstrap_fits(
-    design: Design, anchor: int, rounds: int, rng: np.random.Generator, init: Fit
+    design: Design,
+    anchor: int,
+    rounds: int,
+    rng: np.random.Generator,
+    init: Fit,
+    block: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """θ (rounds × models) and γ (rounds × features) refitted on ``rounds`` resamples.
 
     The closed form is vectorised over all rounds at once; other designs are refitted from
-    ``init`` (the full-data fit): a block of rounds at a time without style terms
-    (``BlockRefit``), by Newton one by one with them. Models cut off from the anchor in a
-    resample get NaN.
+    ``init`` (the full-data fit) a block of rounds at a time (``BlockRefit`` without style
+    terms, ``StyleRefit`` with them), or with ``block=False`` by ``fit`` one round at a time
+    (the same MLEs, slower: the reference the block refits are checked and timed against).
+    Models cut off from the anchor in a resample get NaN.
     """
     sampler = Resampler(design.cell_weight, rng)
     if design.is_star(anchor):
@@ -197,11 +204,18 @@ def bootstrap_fits(
     thetas = np.empty((rounds, design.n_models))
     gammas = np.empty((rounds, design.features.shape[1]))
     with one_blas_thread():  # small Newton systems: threads only contend
-        if BlockRefit.applies(design, init):
+        if block and BlockRefit.applies(design, init):
             block_refit = BlockRefit(design, anchor, init)
             for start in range(0, rounds, block_refit.rounds):
-                block = min(block_refit.rounds, rounds - start)
-                thetas[start : start + block] = block_refit(sampler.draw() for _ in range(block))
+                size = min(block_refit.rounds, rounds - start)
+                thetas[start : start + size] = block_refit(sampler.draw() for _ in range(size))
+            return thetas, gammas
+        if block and StyleRefit.applies(design, init):
+            style_refit = StyleRefit(design, anchor, init)
+            for start in range(0, rounds, style_refit.rounds):
+                size = min(style_refit.rounds, rounds - start)
+                done = slice(start, start + size)
+                thetas[done], gammas[done] = style_refit(sampler.draw() for _ in range(size))
             return thetas, gammas
         for r in range(rounds):
             refit = fit(design, anchor, sampler.draw(), init=init, disconnected="nan")
