@@ -11,7 +11,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from inspect_arenahard import __version__
 from inspect_arenahard.errors import UserError
 
 GENERATED_BY = "generated_by"
@@ -22,14 +21,17 @@ GENERATED_BY = "generated_by"
 def versions() -> dict[str, str]:
     """This package's and Inspect's versions, so a file or page says which code computed it.
 
-    Inspect's is read from its installed metadata, not by importing it: the statistics commands
-    run without loading Inspect.
+    Both are read from the installed metadata, not by importing the packages: the statistics
+    commands run without loading Inspect, and this module imports nothing above it.
     """
+    return {name: _installed_version(name) for name in ("inspect_arenahard", "inspect_ai")}
+
+
+def _installed_version(distribution: str) -> str:
     try:
-        inspect_version = version("inspect_ai")
-    except PackageNotFoundError:  # pragma: no cover - Inspect is a dependency
-        inspect_version = "not installed"
-    return {"inspect_arenahard": __version__, "inspect_ai": inspect_version}
+        return version(distribution)
+    except PackageNotFoundError:  # pragma: no cover - both are installed with the package
+        return "not installed"
 
 
 def stamped(payload: Any) -> Any:
