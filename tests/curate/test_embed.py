@@ -181,17 +181,3 @@ def test_onnx_graphs_are_exported_once_and_cached_apart(
     assert [p.name for p in (tmp_path / "embeddings").iterdir()] == [onnx.name]
     with pytest.raises(ValueError, match="ONNX precision"):
         get_embedder("minilm-onnx:fp16")
-
-
-def test_minilm_runs_on_the_fastest_exact_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ONNX Runtime's float32 graph without AMX, torch with it or without ONNX Runtime; never
-    the int8 graph, and a named backend is kept."""
-    monkeypatch.setattr(embed_module, "has_amx", lambda: False)
-    assert embed_module.fastest_minilm("minilm") == "minilm-onnx"
-    assert embed_module.fastest_minilm("minilm-torch") == "minilm-torch"
-    assert embed_module.fastest_minilm("openai") == "openai"
-    monkeypatch.setattr(embed_module, "has_amx", lambda: True)
-    assert embed_module.fastest_minilm("minilm") == "minilm"
-    monkeypatch.setattr(embed_module, "has_amx", lambda: False)
-    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
-    assert embed_module.fastest_minilm("minilm") == "minilm"

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from inspect_arenahard.curate.cache import Timer, file_digest, step_key, up_to_date, write_report
-from inspect_arenahard.curate.embed import embed_texts, fastest_minilm, get_embedder
+from inspect_arenahard.curate.embed import embed_texts, get_embedder
 from inspect_arenahard.curate.filters import (
     FilterLog,
     FilterOptions,
@@ -157,7 +157,7 @@ class LocalEngine:
         """Embeddings computed here, through the cache."""
         return embed_texts(
             prompts,
-            get_embedder(fastest_minilm(options.embedder), max_seq_length=options.embed_max_tokens),
+            get_embedder(options.embedder, max_seq_length=options.embed_max_tokens),
             cache_root,
             compile=self.embed_compile,
         )

@@ -399,25 +399,13 @@ class OpenAIEmbedder:
         return _normalised(np.array(out))
 
 
-def fastest_minilm(spec: str) -> str:
-    """The backend ``minilm`` runs on in this process: ONNX Runtime in float32 (the same vectors,
-    cosine ≥ 0.99999; 3.4× torch's throughput on 2 cores without AMX) when it is installed and
-    the CPU has no AMX; else torch (on AMX, bfloat16 weights: 3.5-4.2× float32, cosine ≥ 0.9998).
-    The int8 graph is never the default: its worst cosine (0.985) is not the same vectors. Other
-    specs (``minilm-torch`` among them) are kept as given."""
-    if spec != "minilm":
-        return spec
-    from importlib.util import find_spec
-
-    return "minilm-onnx" if find_spec("onnxruntime") and not has_amx() else spec
-
-
 def get_embedder(
     spec: str, batch_size: int | None = None, max_seq_length: int | None = None
 ) -> Embedder:
     """``minilm`` / ``minilm-torch`` (offline, torch), ``minilm-onnx`` / ``minilm-onnx:int8``
     (offline, ONNX Runtime), or ``openai`` / ``openai:<model>``; ``max_seq_length`` 0/None =
-    the model's limit. (The local engine reads ``minilm`` as ``fastest_minilm``'s choice.)"""
+    the model's limit. ``minilm`` stays torch on both engines (one vector cache, the same
+    clusters whichever engine runs): ONNX Runtime is chosen by name."""
     kind, _, model = spec.partition(":")
     if kind in ("minilm", "minilm-torch") and not model:
         return MiniLMEmbedder(batch_size=batch_size or 64, max_seq_length=max_seq_length)
