@@ -170,6 +170,13 @@ def official_v2(folder: Path, unparsed: str = "pair") -> dict[str, dict[str, tup
     }
 
 
+def import_judgments(data: Path, out: Path, *extra: str) -> int:
+    """``arenahard import arena-hard-auto DATA --judge JUDGE --out OUT [extra]``'s exit code."""
+    return main(
+        ["import", "arena-hard-auto", str(data), "--judge", JUDGE, "--out", str(out), *extra]
+    )
+
+
 def linked_folder(v2_folder: Path, tmp_path: Path) -> Path:
     """A data folder sharing ``v2_folder``'s questions and answers, with an empty judgment folder."""
     data = tmp_path / "data"
@@ -182,10 +189,7 @@ def linked_folder(v2_folder: Path, tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def imported(v2_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("logs")
-    assert (
-        main(["import", "arena-hard-auto", str(v2_folder), "--judge", JUDGE, "--out", str(out)])
-        == 0
-    )
+    assert import_judgments(v2_folder, out) == 0
     return out
 
 
@@ -338,13 +342,13 @@ def test_a_damaged_judgment_file_fails_the_whole_import(
     bad = data / "model_judgment" / JUDGE / "b-damaged.jsonl"
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["import", "arena-hard-auto", str(data), "--judge", JUDGE, "--out", str(out)]) == 2
+    assert import_judgments(data, out) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and f"{bad}:7: not valid JSON" in err
     assert list(out.iterdir()) == []  # nothing written, not even the good file's log
     lines[6] = json.dumps({**json.loads(lines[5]), "games": [None, 3]})
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert main(["import", "arena-hard-auto", str(data), "--judge", JUDGE, "--out", str(out)]) == 2
+    assert import_judgments(data, out) == 2
     assert f"{bad}:7: games[1] must be an object or null, got int" in capsys.readouterr().err
     assert list(out.iterdir()) == []
 
@@ -361,22 +365,7 @@ def test_baseline_option_fills_gaps_and_warns_on_contradiction(
         [{k: v for k, v in r.items() if k != "baseline"} for r in gaps] + named,
     )
     out = tmp_path / "out"
-    assert (
-        main(
-            [
-                "import",
-                "arena-hard-auto",
-                str(data),
-                "--judge",
-                JUDGE,
-                "--out",
-                str(out),
-                "--baseline",
-                O3,
-            ]
-        )
-        == 0
-    )
+    assert import_judgments(data, out, "--baseline", O3) == 0
     err = capsys.readouterr().err
     creative = sum(r["baseline"] == GEMINI for r in named)
     assert (
@@ -391,7 +380,7 @@ def test_baseline_option_fills_gaps_and_warns_on_contradiction(
     out2 = (
         tmp_path / "out2"
     )  # without --baseline, a record without one gets its category's v2.0 default
-    assert main(["import", "arena-hard-auto", str(data), "--judge", JUDGE, "--out", str(out2)]) == 0
+    assert import_judgments(data, out2) == 0
     [info] = list_eval_logs(str(out2))
     samples = {str(s.id): s for s in read_eval_log(info.name).samples or []}
     for record in gaps:
@@ -412,20 +401,7 @@ def test_answers_are_recovered_from_either_judge_prompt(v2_folder: Path, tmp_pat
     (data / "question.jsonl").symlink_to(v2_folder / "question.jsonl")
     source = v2_folder / "model_judgment" / JUDGE / "markdown-model.jsonl"
     (data / "model_judgment" / JUDGE / "markdown-model.jsonl").symlink_to(source)
-    assert (
-        main(
-            [
-                "import",
-                "arena-hard-auto",
-                str(data),
-                "--judge",
-                JUDGE,
-                "--out",
-                str(tmp_path / "out"),
-            ]
-        )
-        == 0
-    )
+    assert import_judgments(data, tmp_path / "out") == 0
     stored = {
         r["uid"]: r["messages"][-1]["content"]["answer"]
         for r in read_jsonl(v2_folder / "model_answer" / "markdown-model.jsonl")
@@ -449,20 +425,7 @@ def test_a_question_judged_twice_keeps_the_later_judgment_and_says_so(
     rejudged = {**records[0], "games": [None, None]}
     path = data / "model_judgment" / JUDGE / "terse-model.jsonl"
     write_jsonl(path, [*records, rejudged])
-    assert (
-        main(
-            [
-                "import",
-                "arena-hard-auto",
-                str(data),
-                "--judge",
-                JUDGE,
-                "--out",
-                str(tmp_path / "out"),
-            ]
-        )
-        == 0
-    )
+    assert import_judgments(data, tmp_path / "out") == 0
     out, err = capsys.readouterr()
     assert (
         f"{path}:{len(records) + 1}: question {records[0]['uid']!r} judged again (first on line 1)"
