@@ -276,6 +276,7 @@ def arenahard(
         "committee_rounds", committee_rounds, integer=True, minimum=0, maximum=10
     )
     rule = stopping_rule(stop_at_ci, stop_when, versus, max_prompts, stop_alpha, prompt_seed)
+    batch = check_bool("judge_batch", judge_batch)  # before any data is read or judge resolved
     cfg = version_config(version)
     settings = judge_settings(
         cfg, judge, judge_max_tokens, judge_temperature, judge_retries, strong_weight, cache
@@ -319,7 +320,7 @@ def arenahard(
         scorer=pairwise_judge(
             **settings,
             committee_rounds=committee_rounds if scorer == "committee" else None,
-            batch=check_bool("judge_batch", judge_batch),
+            batch=batch,
         ),
         metrics=task_metrics(questions, committee=scorer == "committee", rule=rule),
         metadata={
