@@ -31,12 +31,12 @@ FENCE = re.compile(r"^```bash$", re.M)
 
 
 def commands_text(doc: Path) -> str:
-    """The README's quick-start sections, or the whole offline page."""
+    """The README's quick-start and adaptive-judging sections, or the whole offline page."""
     text = doc.read_text(encoding="utf-8")
     if doc != README:
         return text
     sections = re.split(r"^(?=## )", text, flags=re.M)
-    return "".join(s for s in sections if s.startswith("## Quick start"))
+    return "".join(s for s in sections if s.startswith(("## Quick start", "## Stop when you know")))
 
 
 def blocks(mode: str) -> list[str]:

@@ -15,6 +15,7 @@ from inspect_ai.log import EvalLog
 from inspect_arenahard import arenahard
 from inspect_arenahard.cli import main
 from inspect_arenahard.errors import UserError
+from inspect_arenahard.evaluate import adaptive
 from inspect_arenahard.evaluate.adaptive import SKIPPED, VISIT, StoppingRule, replay
 from inspect_arenahard.logs.reader import read_games
 from tests.helpers.scripted import CallCounter, judged, scripted_model
@@ -72,6 +73,15 @@ def metrics(log: EvalLog) -> dict[str, float]:
     }
 
 
+def ledger(log: EvalLog) -> dict[str, object]:
+    """The skip counts in the log header (``results.early_stopping``)."""
+    assert log.results is not None and log.results.early_stopping is not None
+    assert log.results.early_stopping.manager == "arenahard_adaptive"
+    assert log.results.early_stopping.early_stops == []  # the solver skips, Inspect runs them all
+    assert log.eval.eval_id not in adaptive._RUNS  # the run's controller went with it
+    return dict(log.results.early_stopping.metadata)
+
+
 def test_a_clearly_worse_model_stops_early_and_skipped_samples_make_no_calls() -> None:
     log, model_calls, judge_calls = run(
         "worse", judge_reply(model_wins=False), 120, stop_when="decided", versus="ref:50"
@@ -96,6 +106,14 @@ def test_a_clearly_worse_model_stops_early_and_skipped_samples_make_no_calls() -
     # every skipped sample comes after every judged one in the visit order
     assert max(s.metadata[VISIT] for s in done) < min(s.metadata[VISIT] for s in skipped)
     assert log.eval.metadata["adaptive"]["versus"] == {"ref": 50.0}
+    # the header counts skipped samples exactly (metrics cannot: Inspect hands them scored ones)
+    reasons = Counter(s.scores["pairwise_judge"].metadata[SKIPPED] for s in skipped)
+    assert ledger(log) == {
+        "samples": 120,
+        "answered": len(done),
+        "skipped": len(skipped),
+        "skipped_by_reason": dict(reasons),
+    }
 
 
 def test_the_header_replays_what_the_run_decided() -> None:
@@ -173,6 +191,10 @@ def test_eval_retry_reruns_the_failed_sample_and_not_the_skipped_ones() -> None:
     rerun = [s.id for s in retried.samples or [] if s.uuid != before[s.id]]
     assert rerun == failed
     assert len(split(retried)[1]) == len(skipped)
+    # reused samples are counted too: the retried header has the same skip count, and the
+    # sample that failed (in neither count the first time) is now answered
+    assert ledger(log)["skipped"] == ledger(retried)["skipped"] == len(skipped)
+    assert ledger(log)["answered"] == len(done) and ledger(retried)["answered"] == len(done) + 1
 
 
 def test_leaderboard_ranks_the_stopped_run_with_its_anytime_interval_and_costs(
@@ -189,6 +211,8 @@ def test_leaderboard_ranks_the_stopped_run_with_its_anytime_interval_and_costs(
         0,
     )
     assert len(result.games) == 2 * len(done)  # skipped samples are neither games nor unparsed
+    # the header alone (what a header-only reader sees) has the same count
+    assert stopped.adaptive is not None and stopped.adaptive["skipped"] == len(skipped)
     assert any("anytime-valid 95% interval" in note and f"{len(skipped)} skipped" in note for note in result.notes())  # fmt: skip
     out_json = tmp_path / "lb.json"
     prices = tmp_path / "prices.yaml"

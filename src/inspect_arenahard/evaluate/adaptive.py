@@ -16,9 +16,10 @@ Inspect's concurrency nor a judge that is slower on some answers reorders the ev
 
 The state of one task run (its :class:`Controller`) is shared by its concurrently running
 samples and keyed on the run's eval id. The log header carries the rule (task metadata
-``adaptive``) and, from the :func:`anytime_interval` metric, how many prompts were judged and
-skipped, where the rule fired and the confidence sequence at the end — recomputed from the
-logged scores, so a retried run reports the same.
+``adaptive``); from the :func:`anytime_interval` metric, how many prompts were judged, where the
+rule fired and the confidence sequence at the end (replayed from the logged scores, so a retried
+run reports the same); and, in ``results.early_stopping``, the samples judged and skipped (by
+reason), counted by :class:`SkipLedger`.
 """
 
 from __future__ import annotations
@@ -31,12 +32,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.dataset import Sample
+from inspect_ai.log import EvalSpec
 from inspect_ai.log._samples import (  # inspect-evals-lint: ignore[private_api_imports] -- no public API names the running eval of a sample
     sample_active,
 )
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Metric, SampleScore, Score, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import EarlyStop
+from pydantic import JsonValue
 
 from inspect_arenahard.errors import UserError, check_choice, check_number
 from inspect_arenahard.evaluate.solvers import answer_with_baseline
@@ -48,6 +52,8 @@ VISIT = "visit"
 """Sample metadata key: the sample's position in the visit order."""
 STOP_WHEN = ("ci", "decided")
 METRIC = "anytime_interval"
+LEDGER = "arenahard_adaptive"
+"""Name of the :class:`SkipLedger` in the log header's ``results.early_stopping.manager``."""
 
 
 @dataclass(frozen=True)
@@ -247,6 +253,55 @@ def controller(rule: StoppingRule) -> Controller:
         return _RUNS[key]
 
 
+class SkipLedger:
+    """Inspect's early-stopping hook, used to count rather than to stop: the solver skips (so a
+    skipped sample stays in the log and ``inspect eval-retry`` leaves it alone), and this hook
+    sees every sample's scores, reused ones included, which metrics do not (Inspect hands them
+    the scored samples only). Its counts land in the header's ``results.early_stopping``; at the
+    end it also drops the run's :class:`Controller`."""
+
+    def __init__(self) -> None:
+        self.eval_id = ""
+        self.samples = 0
+        self.finished: dict[tuple[str | int, int], str | None] = {}
+        """(sample id, epoch) → skip reason (None: answered and judged, parsed or not)."""
+
+    async def start_task(self, task: EvalSpec, samples: list[Sample], epochs: int) -> str:
+        """Start counting a run (also a retry, whose reused samples are completed again)."""
+        self.eval_id = task.eval_id
+        self.samples = len(samples) * epochs
+        self.finished = {}
+        return LEDGER
+
+    async def schedule_sample(self, id: str | int, epoch: int) -> EarlyStop | None:
+        """Never stop here: the solver decides, once the sample runs (see the class docstring)."""
+        return None
+
+    async def complete_sample(
+        self, id: str | int, epoch: int, scores: dict[str, SampleScore]
+    ) -> None:
+        """Record whether the sample was skipped, and why."""
+        reasons = [(s.score.metadata or {}).get(SKIPPED) for s in scores.values()]
+        reason = next((str(r) for r in reasons if r is not None), None)
+        self.finished[(id, epoch)] = reason
+
+    async def complete_task(self) -> dict[str, JsonValue]:
+        """The header counts; the run's controller is dropped (the run is over)."""
+        with _RUNS_LOCK:
+            _RUNS.pop(self.eval_id, None)
+        reasons: dict[str, int] = {}
+        for reason in self.finished.values():
+            if reason is not None:
+                reasons[reason] = reasons.get(reason, 0) + 1
+        skipped = sum(reasons.values())
+        return {
+            "samples": self.samples,
+            "answered": len(self.finished) - skipped,
+            "skipped": skipped,
+            "skipped_by_reason": dict(reasons),
+        }
+
+
 def _visit(state: TaskState) -> int | None:
     visit = state.metadata.get(VISIT)
     return visit if isinstance(visit, int) else None
@@ -310,7 +365,7 @@ def judged(state: TaskState, points: float | None) -> None:
 class Replay:
     """The rule replayed over a run's judged prompts in visit order: what the log header reports
     (Inspect hands metrics the scored samples only, so skipped ones are counted by
-    :func:`inspect_arenahard.logs.reader.read_games` and in the header's ``unscored_samples``)."""
+    :class:`SkipLedger`)."""
 
     judged: int
     stopped_at: int | None
@@ -360,19 +415,22 @@ def anytime_interval(**rule: Any) -> Metric:
     return compute
 
 
-def header_adaptive(spec: Mapping[str, Any], scores: Sequence[Any]) -> dict[str, Any] | None:
-    """From a log header read as JSON (``eval`` and ``results.scores``): the rule and the
-    ``anytime_interval`` metrics, or None for a run without adaptive judging."""
+def header_adaptive(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any] | None:
+    """From a log header read as JSON (``eval`` and ``results``): the rule, the
+    ``anytime_interval`` metrics and the :class:`SkipLedger` counts (``answered``, ``skipped``,
+    ``skipped_by_reason``), or None for a run without adaptive judging."""
     rule = (spec.get("metadata") or {}).get("adaptive")
     if not isinstance(rule, dict):
         return None
     outcome = {
         m["name"]: m.get("value")
-        for s in scores
+        for s in results.get("scores") or []
         for m in (s.get("metrics") or {}).values()
         if isinstance(m, dict) and m.get("group") == METRIC
     }
-    return {**rule, **outcome}
+    stopping = results.get("early_stopping") or {}
+    counts = stopping.get("metadata") if stopping.get("manager") == LEDGER else None
+    return {**rule, **outcome, **(counts or {})}
 
 
 def run_note(path: str, model: str, judged: int, skipped: int, info: Mapping[str, Any]) -> str:

@@ -28,6 +28,7 @@ from inspect_arenahard.errors import (
     task_errors,
 )
 from inspect_arenahard.evaluate.adaptive import (
+    SkipLedger,
     StoppingRule,
     adaptive_answer,
     anytime_interval,
@@ -323,6 +324,7 @@ def arenahard(
             batch=batch,
         ),
         metrics=task_metrics(questions, committee=scorer == "committee", rule=rule),
+        early_stopping=None if rule is None else SkipLedger(),
         metadata={
             "arenahard_version": version,
             "method": cfg.method,
@@ -378,8 +380,8 @@ def task_metrics(
     """The pooled games-vs-baseline headline, the scorer's mean and stderr, plus the mean per
     category when there are several (so the
     log header, and ``inspect view``, tell hard prompts and creative writing apart) and, for
-    adaptive judging, the anytime-valid interval and skipped count; None keeps the scorer's own
-    metrics."""
+    adaptive judging, the anytime-valid interval (skipped samples are counted by the task's
+    :class:`~inspect_arenahard.evaluate.adaptive.SkipLedger`); None keeps the scorer's own metrics."""
     metrics: list[Metric | dict[str, list[Metric]]] = [games_vs_baseline(), mean(), stderr()]
     if committee:
         metrics.append(committee_agreement())

@@ -198,8 +198,8 @@ class Header:
     official scoring rules."""
     adaptive: dict[str, Any] | None = None
     """Adaptive judging (:mod:`inspect_arenahard.evaluate.adaptive`): the rule (task metadata
-    ``adaptive``) and the ``anytime_interval`` metrics (``judged``, ``stopped_at``, ``lower``,
-    ``upper``)."""
+    ``adaptive``), the ``anytime_interval`` metrics (``judged``, ``stopped_at``, ``lower``,
+    ``upper``) and the skip counts (``answered``, ``skipped``, ``skipped_by_reason``)."""
     registry_name: str = ""
     """The task's registry name (``inspect_arenahard/arenahard`` …)."""
     settings: str = ""
@@ -274,7 +274,7 @@ def read_header(path: str) -> Header:
         version=(spec.get("metadata") or {}).get("arenahard_version") or task_args.get("version"),
         registry_name=str(spec.get("task_registry_name") or ""),
         settings=_settings(spec, task_args, roles),
-        adaptive=header_adaptive(spec, scores),
+        adaptive=header_adaptive(spec, results),
     )
 
 
