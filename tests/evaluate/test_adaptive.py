@@ -230,6 +230,20 @@ def test_leaderboard_ranks_the_stopped_run_with_its_anytime_interval_and_costs(
     assert f"adaptive judging skipped {len(skipped)} samples: about {2 * len(skipped)} judge calls" in out.out  # fmt: skip
 
 
+def test_a_stopped_run_and_a_later_full_run_pool_game_by_game(tmp_path: Path) -> None:
+    stopped, *_ = run("pooled", judge_reply(model_wins=False), 60, stop_when="decided", versus="ref:50")  # fmt: skip
+    done, skipped = split(stopped)
+    # later, the same model judged on the first 40 prompts without a rule
+    full, *_ = run("pooled", judge_reply(model_wins=False), 40)
+    result = read_games([Path(stopped.location).parent])
+    prompts = {str(s.id) for s in done} | {str(s.id) for s in full.samples or []}
+    # every game of a prompt judged by either run counts once; the newer run's judgment wins
+    assert len(result.games) == 2 * len(prompts)
+    overlap = {str(s.id) for s in done} & {str(s.id) for s in full.samples or []}
+    assert overlap and result.counts()["replaced"] == 2 * len(overlap)
+    assert len({(g["question_id"], g["game"]) for g in result.games}) == len(result.games)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
