@@ -19,12 +19,13 @@ from scipy.stats import norm
 from inspect_arenahard.cli.options import add_ranking_arguments, ranking_options
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.logs.battle_files import read_battles_jsonl
+from inspect_arenahard.report.leaderboard_tables import records
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.estimates import leaderboard
 from inspect_arenahard.stats.power import power_analysis
 from inspect_arenahard.stats.ranking import RankingOptions, rank
 from inspect_arenahard.typed_options import from_mapping
-from tests.helpers.battles import BATTLE_FILE
+from tests.helpers.battles import BATTLE_FILE, random_battles
 from tests.helpers.shared_data import shared
 
 BASE = "claude-3-haiku-20240307"
@@ -40,12 +41,13 @@ def test_every_option_is_one_generated_flag_and_config_key() -> None:
     options = _parse(
         ["--judge", "j1", "--judge", "j2", "--method", "mean", "--unparsed", "pair", "--style-control",
          "length", "--style-anchor", "equal", "--ci-method", "official", "--ci", "90", "--rounds", "7",
-         "--seed", "3", "--strong-weight", "1", "--baseline", "b", "--category", "c"]
+         "--seed", "3", "--strong-weight", "1", "--baseline", "b", "--category", "c",
+         "--style-refits", "one-step"]
     )  # fmt: skip
     expected = RankingOptions(
         baseline="b", judge=["j1", "j2"], category="c", method="mean", unparsed="pair",
         style_control="length", style_anchor="equal", ci_method="official", ci=0.9, rounds=7,
-        seed=3, strong_weight=1,
+        seed=3, strong_weight=1, style_refits="one-step",
     )  # fmt: skip
     assert options == expected
     assert _parse([]) == RankingOptions()  # defaults live in the dataclass only
@@ -180,6 +182,36 @@ def test_power_reads_the_leaderboards_variance() -> None:
     assert report.typical_sd_diff == pytest.approx(math.sqrt(np.mean(np.square(sd_diff))))
     assert report.prompts_needed_paired == math.ceil((z * report.typical_sd_diff / 3.0) ** 2)
     assert "prompt-clustered" in report.interval
+
+
+def test_one_step_refits_are_named_in_the_label_and_the_records() -> None:
+    """An official style-controlled bootstrap of one-step refits says so in its interval label
+    and in every record; exact refits (the default below arena scale) say nothing more."""
+    rng = np.random.default_rng(3)
+    models, a, b, points, weight = random_battles(3, n_models=6, n=3_000, star=False)
+
+    def style() -> np.ndarray:
+        return np.column_stack([rng.lognormal(6, 0.5, len(a)), *(rng.poisson(2, (3, len(a))))])
+
+    none = np.full(len(a), None, dtype=object)
+    battles = Battles(
+        models=models, a=a, b=b, points=points, weight=weight, question_id=np.arange(len(a)).astype(object),
+        category=none, judge=none, baseline=none, style_a=style(), style_b=style(),
+    )  # fmt: skip
+    tables = {}
+    for refits in ("auto", "one-step"):
+        options = RankingOptions(
+            style_control="length,markdown", ci_method="official", rounds=20, style_refits=refits
+        )
+        tables[refits] = rank(battles, options).overall
+    assert "one-step refits" in tables["one-step"].interval
+    assert "one-step" not in tables["auto"].interval
+    assert {r.get("bootstrap_refits") for r in records([tables["one-step"]])} == {"one-step"}
+    assert all("bootstrap_refits" not in r for r in records([tables["auto"]]))
+    # the same resamples: the scores agree, the intervals nearly
+    exact, stepped = (sorted((r.model, r.score, r.lower) for r in t.rows) for t in tables.values())
+    for (m1, s1, l1), (m2, s2, l2) in zip(exact, stepped):
+        assert m1 == m2 and s1 == s2 and abs(l1 - l2) < 0.5
 
 
 @pytest.mark.shared_data

@@ -4,7 +4,8 @@ Records are ``{model, score, lower, upper, n, avg_tokens, excluded, ci_method}``
 the baseline; ``n`` in games, ``ci_method`` the interval: ``sandwich`` or ``official``); when several tables are written together each record starts with its ``category``
 (``"all"`` for the pooled table). Style-controlled records add ``style_control`` (the features)
 and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odds per SD with its
-CI), so a style-controlled table can never pass for a plain one. Callers add per-model columns
+CI), so a style-controlled table can never pass for a plain one; an official bootstrap of one-step
+refits adds ``bootstrap_refits: "one-step"``. Callers add per-model columns
 (``extra`` in records, ``columns`` in tables): ``arenahard audit``'s ``flags`` and, with ``--cost``,
 the cost columns of :func:`inspect_arenahard.report.costs.usage_columns`.
 """
@@ -46,6 +47,8 @@ def records(
         for row in table.rows:
             record = {k: _finite(v) for k, v in row.record().items()} | style
             record["ci_method"] = table.ci_method
+            if table.one_step:  # the official bootstrap's rounds are one-step refits
+                record["bootstrap_refits"] = "one-step"
             record |= (extra or {}).get(row.model, {})
             out.append(
                 {"category": table.category or POOLED, **record} if len(tables) > 1 else record

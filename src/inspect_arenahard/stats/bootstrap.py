@@ -9,12 +9,15 @@ the fit of a resample needs only those counts.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from scipy.stats import poisson
 
 from inspect_arenahard.stats.block_refit import BlockRefit
 from inspect_arenahard.stats.bt import Design, Fit, fit, one_blas_thread, star_theta
-from inspect_arenahard.stats.style_refit import StyleRefit
+from inspect_arenahard.stats.style_refit import REFITS, OneStepRefit, StyleRefit, one_step
 
 
 class Resampler:
@@ -42,6 +45,8 @@ class Resampler:
         self.cell_of_row = (
             np.repeat(np.arange(self.cells), cell_weight.astype(np.int64)) if by_row else None
         )
+        self.rows_are_cells = by_row and self.draws == self.cells
+        """Every cell one row (weights all 1, as under style control): a draw is its cell."""
         self.cumulative = np.cumsum(self.probabilities)
         self.cumulative /= self.cumulative[-1]
         # guide for the missing draws: slot j of 2^k ≥ cells starts at the first cell past j/2^k
@@ -54,17 +59,21 @@ class Resampler:
             PoissonTable(cell_weight, self.mean / total) if integral and not by_row else None
         )
 
-    def draw(self, rounds: int | None = None) -> np.ndarray:
+    def draw(self, rounds: int | None = None, integers: bool = False) -> np.ndarray:
         """Counts of shape ``(cells,)``, or ``(rounds, cells)`` (one multinomial call: a
-        different random stream from ``rounds`` single draws)."""
+        different random stream from ``rounds`` single draws); with ``integers`` the counts of
+        the draws over rows stay integers (the same values, without a conversion)."""
         if self.cell_of_row is None and rounds is None:
             return self._poisson_split()
         if self.cell_of_row is None:
             return self.rng.multinomial(self.draws, self.probabilities, size=rounds).astype(float)
         shape = (rounds, self.draws) if rounds else self.draws
-        picks = self.cell_of_row[self.rng.integers(0, self.draws, shape)]
+        picks = self.rng.integers(0, self.draws, shape)
+        if not self.rows_are_cells:
+            picks = self.cell_of_row[picks]
         if rounds is None:
-            return np.bincount(picks, minlength=self.cells).astype(float)
+            counts = np.bincount(picks, minlength=self.cells)
+            return counts if integers else counts.astype(float)
         return np.stack([np.bincount(p, minlength=self.cells) for p in picks]).astype(float)
 
     def _poisson_split(self) -> np.ndarray:
@@ -182,6 +191,7 @@ def bootstrap_fits(
     rng: np.random.Generator,
     init: Fit,
     block: bool = True,
+    refits: str = "auto",
 ) -> tuple[np.ndarray, np.ndarray]:
     """θ (rounds × models) and γ (rounds × features) refitted on ``rounds`` resamples.
 
@@ -189,8 +199,12 @@ def bootstrap_fits(
     ``init`` (the full-data fit) a block of rounds at a time (``BlockRefit`` without style
     terms, ``StyleRefit`` with them), or with ``block=False`` by ``fit`` one round at a time
     (the same MLEs, slower: the reference the block refits are checked and timed against).
-    Models cut off from the anchor in a resample get NaN.
+    With style terms, ``refits`` picks exact refits (``exact``), one Newton step from the full
+    fit (``one-step``, see ``OneStepRefit``), or the one step from ``ONE_STEP_ROWS`` rows on
+    (``auto``). Models cut off from the anchor in a resample get NaN.
     """
+    if refits not in REFITS:
+        raise ValueError(f"unknown refits {refits!r}; choose from {', '.join(REFITS)}")
     sampler = Resampler(design.cell_weight, rng)
     if design.is_star(anchor):
         counts = sampler.draw(rounds)
@@ -206,21 +220,48 @@ def bootstrap_fits(
     with one_blas_thread():  # small Newton systems: threads only contend
         if block and BlockRefit.applies(design, init):
             block_refit = BlockRefit(design, anchor, init)
-            for start in range(0, rounds, block_refit.rounds):
-                size = min(block_refit.rounds, rounds - start)
-                thetas[start : start + size] = block_refit(sampler.draw() for _ in range(size))
+            start = 0
+            for drawn in drawn_ahead(sampler, rounds, block_refit.rounds):
+                thetas[start : start + len(drawn)] = block_refit(drawn)
+                start += len(drawn)
             return thetas, gammas
         if block and StyleRefit.applies(design, init):
-            style_refit = StyleRefit(design, anchor, init)
-            for start in range(0, rounds, style_refit.rounds):
-                size = min(style_refit.rounds, rounds - start)
-                done = slice(start, start + size)
-                thetas[done], gammas[done] = style_refit(sampler.draw() for _ in range(size))
+            style_refit: StyleRefit | OneStepRefit = (
+                OneStepRefit(design, anchor, init)
+                if one_step(design, refits)
+                else StyleRefit(design, anchor, init)
+            )
+            whole = isinstance(style_refit, OneStepRefit)  # it takes integer counts as they are
+            start = 0
+            for drawn in drawn_ahead(sampler, rounds, style_refit.rounds, integers=whole):
+                done = slice(start, start + len(drawn))
+                thetas[done], gammas[done] = style_refit(drawn)
+                start += len(drawn)
             return thetas, gammas
         for r in range(rounds):
             refit = fit(design, anchor, sampler.draw(), init=init, disconnected="nan")
             thetas[r], gammas[r] = refit.theta, refit.gamma
     return thetas, gammas
+
+
+def drawn_ahead(
+    sampler: Resampler, rounds: int, block: int, integers: bool = False
+) -> Iterator[list[np.ndarray]]:
+    """``rounds`` draws in blocks of ``block``, the next block drawn on a second thread while
+    the caller fits this one (numpy's generator and ``bincount`` release the GIL): the very
+    draws, in the same order, of drawing them one after the other."""
+    sizes = [min(block, rounds - start) for start in range(0, rounds, block)]
+
+    def draws(count: int) -> list[np.ndarray]:
+        return [sampler.draw(integers=integers) for _ in range(count)]
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ahead = pool.submit(draws, sizes[0]) if sizes else None
+        for following in [*sizes[1:], 0]:
+            assert ahead is not None
+            counts = ahead.result()
+            ahead = pool.submit(draws, following) if following else None
+            yield counts
 
 
 def _per_row(design: Design, cell_values: np.ndarray) -> np.ndarray:

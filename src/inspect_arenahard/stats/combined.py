@@ -102,6 +102,7 @@ def combine(
         category=COMBINED, baseline=f"each category's own — {anchors}", method=first.method, rounds=first.rounds, ci=first.ci,
         rows=tuple(rows), judges=first.judges, excluded_games=sum(t.excluded_games for t in tables),
         ci_method=first.ci_method, clusters=sum(t.clusters for t in tables),
+        one_step=any(t.one_step for t in tables),
         covariance={(x, y): float(covariance[i, j]) for i, x in enumerate(everywhere) for j, y in enumerate(everywhere)},
     )  # fmt: skip
     return table, left_out

@@ -39,6 +39,7 @@ from inspect_arenahard.stats.style_control import (
     official_anchor_covariance,
     style_matrix,
 )
+from inspect_arenahard.stats.style_refit import REFITS, one_step
 
 Method = Literal["bt", "mean"]
 METHODS: tuple[str, ...] = ("bt", "mean")
@@ -203,6 +204,8 @@ class Leaderboard:
     covariance: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     """Covariance of two models' scores (%²) under the table's interval method, keyed by both
     orders; the baseline's entries are 0. Power analysis reads its variance from here."""
+    one_step: bool = False
+    """The official bootstrap's rounds are one-step refits, not exact ones (``style_refits``)."""
 
     def score_covariance(self, a: str, b: str) -> float:
         """Cov(score_a, score_b) in %², the variance when ``a == b``."""
@@ -211,16 +214,19 @@ class Leaderboard:
     @property
     def interval(self) -> str:
         """Which interval the table shows, in words (printed with every table)."""
-        return interval_label(self.ci_method, self.ci, self.rounds, self.clusters)
+        return interval_label(self.ci_method, self.ci, self.rounds, self.clusters, self.one_step)
 
 
-def interval_label(ci_method: str, ci: float, rounds: int, clusters: int) -> str:
+def interval_label(
+    ci_method: str, ci: float, rounds: int, clusters: int, one_step: bool = False
+) -> str:
     """``95% CI: prompt-clustered sandwich over 500 prompts``, or the official bootstrap's label
-    with its warning."""
+    with its warning (and, where its rounds are one-step refits, saying so)."""
     pct = f"{ci * 100:g}%"
     if ci_method == "sandwich":
         return f"{pct} CI: prompt-clustered sandwich over {clusters} prompts"
-    return f"{pct} CI: official row bootstrap, {rounds} rounds ({OFFICIAL_WARNING})"
+    refits = ", one-step refits (--style-refits exact: exact)" if one_step else ""
+    return f"{pct} CI: official row bootstrap, {rounds} rounds{refits} ({OFFICIAL_WARNING})"
 
 
 def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
@@ -286,6 +292,9 @@ class Interval:
     ci: float
     rounds: int
     rng: np.random.Generator
+    refits: str = "auto"
+    """Style-controlled bootstrap refits: ``exact``, ``one-step`` or ``auto`` (see
+    :func:`inspect_arenahard.stats.style_refit.one_step`)."""
 
 
 @dataclass(frozen=True)
@@ -302,6 +311,8 @@ class Estimate:
     clusters: int = 0
     coefficients: tuple[Coefficient, ...] = ()
     degenerate: bool = False
+    one_step: bool = False
+    """The official bootstrap's rounds are one-step refits (style control at scale)."""
 
 
 def bt_estimate(
@@ -338,7 +349,9 @@ def bt_estimate(
         )
         samples, clusters = np.zeros((0, len(theta))), sandwich.clusters
     else:
-        thetas, gammas = bootstrap_fits(design, anchor, interval.rounds, interval.rng, full)
+        thetas, gammas = bootstrap_fits(
+            design, anchor, interval.rounds, interval.rng, full, refits=interval.refits
+        )
         if style:
             thetas = at_official_anchor(thetas, gammas, mu, anchor)
         samples, clusters = 100 * win_rate(thetas), 0
@@ -354,6 +367,7 @@ def bt_estimate(
     return Estimate(
         score=score, lower=lower, upper=upper, covariance=covariance, samples=samples,
         clusters=clusters, coefficients=coefficients, degenerate=full.degenerate,
+        one_step=interval.ci_method != "sandwich" and one_step(design, interval.refits),
     )  # fmt: skip
 
 
@@ -407,12 +421,14 @@ def leaderboard(
     unparsed: Unparsed | None = None,
     style_anchor: Anchor | None = None,
     ci_method: str = "sandwich",
+    style_refits: str = "auto",
 ) -> Leaderboard:
     """Rank every model with at least one counted battle; ``style`` names style-control features.
 
     ``method``, ``unparsed`` and ``style_anchor`` default to the official rules of the battles'
     version (``resolve_rules``). ``ci_method`` is ``sandwich`` (prompt-clustered, the default;
-    ``rounds`` and ``seed`` unused) or ``official`` (the published row bootstrap).
+    ``rounds`` and ``seed`` unused) or ``official`` (the published row bootstrap, whose
+    style-controlled rounds are exact or one-step refits by ``style_refits``).
     """
     rules = resolve_rules(battles, method, unparsed, style_anchor, bool(style))
     if ci_method not in CI_METHODS:
@@ -434,7 +450,9 @@ def leaderboard(
         raise ValueError(f"baseline {base!r} has no parsed battles")
     data = replace(used, models=models, a=remap[used.a], b=remap[used.b])
     anchor = models.index(base)
-    interval = Interval(ci_method, ci, rounds, np.random.default_rng(seed))
+    if style_refits not in REFITS:
+        raise ValueError(f"unknown refits {style_refits!r}; choose from {', '.join(REFITS)}")
+    interval = Interval(ci_method, ci, rounds, np.random.default_rng(seed), style_refits)
     estimate = (
         bt_estimate(data, anchor, interval, style, rules.style_anchor)
         if rules.method == "bt"
@@ -479,6 +497,7 @@ def leaderboard(
         style_anchor=rules.style_anchor if style else None,
         ci_method=ci_method,
         clusters=estimate.clusters,
+        one_step=estimate.one_step,
         covariance={
             (x, y): float(estimate.covariance[i, j])
             for i, x in enumerate(models)

@@ -33,6 +33,7 @@ from inspect_arenahard.stats.estimates import (
 )
 from inspect_arenahard.stats.quality import DEFAULT_CI
 from inspect_arenahard.stats.style_control import Anchor, parse_features
+from inspect_arenahard.stats.style_refit import Refits
 
 G = TypeVar("G", bound=Mapping[str, Any])
 DEFAULT_STYLE = "length,markdown"
@@ -71,6 +72,10 @@ class RankingOptions:
     ci_method: CIMethod = field(
         default="sandwich",
         metadata={"help": "sandwich: prompt-clustered intervals that cover (every method); official: the published row bootstrap over --rounds resamples, too narrow (reproduces published CIs)"},
+    )  # fmt: skip
+    style_refits: Refits = field(
+        default="auto",
+        metadata={"help": "style-controlled official bootstrap: exact refits of each resample, or one Newton step from the full fit (one-step: several times faster at arena scale, an approximation whose error benchmarks/bench_arena.py prints); auto: one-step from 200,000 battles"},
     )  # fmt: skip
     ci: float = field(default=DEFAULT_CI, metadata={"help": "confidence level of the intervals"})
     rounds: int = field(default=100, metadata={"help": "bootstrap rounds (--ci-method official)"})
@@ -199,4 +204,5 @@ def _table(
         battles, baseline, method=options.method, style=options.style, rounds=options.rounds,
         seed=options.seed, ci=options.ci, category=category, unparsed=options.unparsed,
         style_anchor=options.style_anchor, ci_method=options.ci_method,
+        style_refits=options.style_refits,
     )  # fmt: skip
