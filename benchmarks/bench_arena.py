@@ -7,12 +7,13 @@ length preference), built straight into ``Battles``. It times
 * ours: design + exact fit + 1000 bootstrap rounds (target < 5 s); with style control (4
   features) and 1000 rounds (target < 10 s); the same through ``leaderboard`` (which adds
   per-model counts and answer lengths); and sandwich intervals (one fit);
-* the style-controlled bootstrap (``style_comparison``; alone with ``--style-only``): block
-  refits (``StyleRefit``) against today's exact one-by-one Newton refits on the same resamples
-  (CPU per round, the ratio, and the largest per-round win-rate gap between them), and
-  arena-rank's contextual Bradley–Terry on the first resamples where it is installed (JAX pins
-  numpy: install it in a venv made with ``--system-site-packages`` and run this script with
-  that venv's python);
+* the style-controlled bootstrap (``style_comparison``; alone with ``--style-only``): one-step
+  refits (``OneStepRefit``, what ``--style-refits auto`` takes at this scale), exact block refits
+  (``StyleRefit``) and per-round Newton refits on the same resamples: wall and CPU, the ratios,
+  the one step's error per round against the exact refit of its resample, the bootstrap's own
+  Monte Carlo error for comparison, and arena-rank's contextual Bradley–Terry on the first
+  resamples where it is installed (JAX pins numpy: install it in a venv made with
+  ``--system-site-packages`` and run this script with that venv's python);
 * every solver in the same resampling loop (``resampling_loop``): our resampler draws blocks of
   16 resamples and the solver fits them, each solver alone in its loop with the same seed, so
   all fit the very same resamples (per-pair totals from one sparse product per round for all):
@@ -37,7 +38,7 @@ choix's compute-bound solves, hence one loop per solver.
 
     python benchmarks/bench_arena.py                    # everything (a few minutes on 2 cores)
     python benchmarks/bench_arena.py --battles 200000   # quicker
-    python benchmarks/bench_arena.py --style-only --style-rounds 200 --exact-rounds 20 --arena-rank-rounds 1
+    python benchmarks/bench_arena.py --style-only --arena-rank-rounds 1
 """
 
 from __future__ import annotations
