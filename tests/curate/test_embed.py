@@ -181,3 +181,22 @@ def test_onnx_graphs_are_exported_once_and_cached_apart(
     assert [p.name for p in (tmp_path / "embeddings").iterdir()] == [onnx.name]
     with pytest.raises(ValueError, match="ONNX precision"):
         get_embedder("minilm-onnx:fp16")
+
+
+def test_minilm_runs_on_the_fastest_exact_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ONNX Runtime's float32 graph without AMX, torch with AMX or without ONNX Runtime; never
+    the int8 graph. ``get_embedder`` resolves it, so both engines (the Ray actors call it too)
+    embed alike; a named backend is kept."""
+    monkeypatch.setattr(embed_module, "has_amx", lambda: False)
+    assert embed_module.fastest_minilm() == "minilm-onnx"
+    built: list[str] = []
+    monkeypatch.setattr(embed_module, "MiniLMOnnxEmbedder", lambda **kw: built.append(f"onnx {kw}"))
+    monkeypatch.setattr(embed_module, "MiniLMEmbedder", lambda **kw: built.append("torch"))
+    get_embedder("minilm", threads=2)
+    get_embedder("minilm-torch")
+    assert built == ["onnx {'batch_size': 64, 'max_seq_length': None, 'precision': 'fp32', 'threads': 2}", "torch"]  # fmt: skip
+    monkeypatch.setattr(embed_module, "has_amx", lambda: True)
+    assert embed_module.fastest_minilm() == "minilm-torch"
+    monkeypatch.setattr(embed_module, "has_amx", lambda: False)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    assert embed_module.fastest_minilm() == "minilm-torch"

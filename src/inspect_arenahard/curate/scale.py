@@ -167,8 +167,9 @@ class _EmbedActor:
     ) -> None:
         import torch
 
-        self.embedder = get_embedder(spec, max_seq_length=max_seq_length)
-        torch.set_num_threads(max(1, int(threads)))  # the actor's CPUs, not the whole machine's
+        own = max(1, int(threads))  # the actor's CPUs, not the whole machine's
+        self.embedder = get_embedder(spec, max_seq_length=max_seq_length, threads=own)
+        torch.set_num_threads(own)
         if isinstance(self.embedder, LocalModel):
             if gpus:
                 self.embedder.to("cuda")

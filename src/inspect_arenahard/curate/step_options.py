@@ -86,9 +86,9 @@ class ClusterOptions:
     embedder: str = field(
         default="minilm",
         metadata={
-            "help": "minilm (offline; the local engine runs it on ONNX Runtime where that is installed and "
-            "the CPU has no AMX: the same vectors, ~3x faster), minilm-torch, minilm-onnx, minilm-onnx:int8 "
-            "(opt-in: cosine to float32 0.985 at worst) or openai[:<model>]"
+            "help": "minilm (offline, on the faster exact backend here: ONNX Runtime where it is installed and "
+            "the CPU has no AMX, else torch; both engines alike), minilm-torch, minilm-onnx, minilm-onnx:int8 "
+            "(opt-in: approximate vectors) or openai[:<model>]"
         },
     )
     embed_max_tokens: int | None = field(
