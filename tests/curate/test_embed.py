@@ -151,9 +151,9 @@ def onnx_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_onnx_vectors_match_the_torch_model(
     onnx_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """ONNX Runtime's float32 graph gives the torch model's vectors; the int8 graph close ones
-    (mean cosine ≥ 0.99; its worst over 4,096 prompts is 0.985, why it is opt-in), on real
-    prompts (long ones truncated, batches padded)."""
+    """ONNX Runtime's float32 graph gives the torch model's vectors; the int8 graph (the default
+    without AMX) close ones, cosine ≥ 0.99 on every real prompt (long ones truncated, batches
+    padded; ``benchmarks/bench_curate.py`` measures 4,096)."""
     monkeypatch.setenv("ARENAHARD_ONNX_DIR", str(onnx_folder))
     prompts = [q.prompt for q in load_questions(shared("arena-hard-v0.1", "question.jsonl"))[:96]]
     reference = MiniLMEmbedder(max_seq_length=128, precision="fp32").embed(prompts)
@@ -162,7 +162,7 @@ def test_onnx_vectors_match_the_torch_model(
     assert (exact * reference).sum(axis=1).min() > 0.99999
     int8 = get_embedder("minilm-onnx:int8", max_seq_length=128).embed(prompts)
     cosines = (int8 * reference).sum(axis=1)
-    assert cosines.mean() >= 0.99 and cosines.min() >= 0.97, cosines.min()
+    assert cosines.mean() >= 0.995 and cosines.min() >= 0.99, cosines.min()
     assert not np.allclose(int8, reference, atol=1e-4)  # it is the quantized graph
 
 
@@ -183,18 +183,25 @@ def test_onnx_graphs_are_exported_once_and_cached_apart(
         get_embedder("minilm-onnx:fp16")
 
 
-def test_minilm_runs_on_the_fastest_exact_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ONNX Runtime's float32 graph without AMX, torch with AMX or without ONNX Runtime; never
-    the int8 graph. ``get_embedder`` resolves it, so both engines (the Ray actors call it too)
-    embed alike; a named backend is kept."""
+def test_minilm_runs_on_the_fastest_backend_that_keeps_the_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ONNX Runtime's int8 graph without AMX, torch with AMX or without ONNX Runtime.
+    ``get_embedder`` resolves it, so both engines (the Ray actors call it too) embed alike; a
+    named backend is kept."""
     monkeypatch.setattr(embed_module, "has_amx", lambda: False)
-    assert embed_module.fastest_minilm() == "minilm-onnx"
+    assert embed_module.fastest_minilm() == "minilm-onnx:int8"
     built: list[str] = []
     monkeypatch.setattr(embed_module, "MiniLMOnnxEmbedder", lambda **kw: built.append(f"onnx {kw}"))
     monkeypatch.setattr(embed_module, "MiniLMEmbedder", lambda **kw: built.append("torch"))
     get_embedder("minilm", threads=2)
     get_embedder("minilm-torch")
-    assert built == ["onnx {'batch_size': 64, 'max_seq_length': None, 'precision': 'fp32', 'threads': 2}", "torch"]  # fmt: skip
+    get_embedder("minilm-onnx")
+    assert built == [
+        "onnx {'batch_size': 64, 'max_seq_length': None, 'precision': 'int8', 'threads': 2}",
+        "torch",
+        "onnx {'batch_size': 64, 'max_seq_length': None, 'precision': 'fp32', 'threads': None}",
+    ]
     monkeypatch.setattr(embed_module, "has_amx", lambda: True)
     assert embed_module.fastest_minilm() == "minilm-torch"
     monkeypatch.setattr(embed_module, "has_amx", lambda: False)

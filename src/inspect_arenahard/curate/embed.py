@@ -201,7 +201,7 @@ class MiniLMEmbedder:
             return self._encode(texts)
 
 
-ONNX_FORMAT = 1
+ONNX_FORMAT = 2
 """Bump when the exported graph or its quantization changes: the files are cached under it."""
 ONNX_PRECISIONS = ("fp32", "int8")
 
@@ -218,12 +218,13 @@ def minilm_onnx(precision: str = "fp32", directory: Path | None = None) -> Path:
     """all-MiniLM-L6-v2 as an ONNX graph (token ids and mask → mean-pooled vector), exported
     from the shipped weights on first use and cached under the package and tool versions.
 
-    ``fp32``: the torch model's vectors (cosine ≥ 0.99999), ~3× its throughput on a 2-core CPU
-    without AMX. ``int8``: weights of the linear layers quantized per output channel (ONNX
-    Runtime's dynamic quantization: activations quantized per call), except each feed-forward
-    block's output layer, whose GELU activations have outliers that int8 activations clip;
-    cosine to float32 0.9965 on average but 0.985 at worst over 4,096 real prompts, and no
-    faster than ``fp32`` there: opt-in only.
+    ``fp32``: the torch model's vectors (cosine ≥ 0.99999), faster than torch on a CPU without
+    AMX. ``int8``: the weights of the linear layers quantized per output channel (ONNX Runtime's
+    dynamic quantization: their inputs quantized per call; attention scores stay float), except
+    where int8 inputs clip outliers that matter: each feed-forward block's output layer (GELU
+    activations), the value projections, and the last layer, whose errors reach the pooled
+    vector unattenuated. Cosine to float32 ≥ 0.99 over 4,096 real prompts, twice torch's
+    float32 throughput on 2 cores without AMX (``benchmarks/bench_curate.py``).
     """
     from importlib.metadata import version
 
@@ -311,10 +312,18 @@ def _quantize(fp32: Path, path: Path) -> None:
     )
 
     matmuls = [n.name for n in onnx.load(str(fp32)).graph.node if n.op_type == "MatMul"]
-    feed_forward_out = [n for n in matmuls if "/output/dense/" in n and "/attention/" not in n]
+    last = max(int(n.split("layer.")[1].split("/")[0]) for n in matmuls if "layer." in n)
+    kept = [
+        n
+        for n in matmuls
+        if ("/output/dense/" in n and "/attention/" not in n)  # GELU outliers
+        or "/value/" in n  # values carry the outliers of the attention output
+        or f"layer.{last}/" in n  # its errors reach the pooled vector unattenuated
+    ]
     quantize_dynamic(
         str(fp32), str(path), weight_type=QuantType.QInt8, per_channel=True,
-        op_types_to_quantize=["MatMul"], nodes_to_exclude=feed_forward_out,
+        op_types_to_quantize=["MatMul"], nodes_to_exclude=kept,
+        extra_options={"MatMulConstBOnly": True},  # weights only: attention scores stay float
     )  # fmt: skip
 
 
@@ -337,7 +346,8 @@ class MiniLMOnnxEmbedder:
         from transformers import AutoTokenizer
 
         path = minilm_onnx(precision)
-        self.name = f"{MiniLMEmbedder.name}-onnx-{precision}" + (
+        recipe = f"-v{ONNX_FORMAT}" if precision == "int8" else ""  # its vectors change with it
+        self.name = f"{MiniLMEmbedder.name}-onnx-{precision}{recipe}" + (
             f"-max{max_seq_length}" if max_seq_length else ""
         )
         self.batch_size = batch_size
@@ -405,14 +415,13 @@ class OpenAIEmbedder:
 
 
 def fastest_minilm() -> str:
-    """The backend ``minilm`` runs on in this process: ONNX Runtime's float32 graph (the torch
-    model's vectors, cosine ≥ 0.99999; several times torch's throughput on CPUs without AMX) when
-    ONNX Runtime is installed and the CPU has no AMX; else torch (with AMX in bfloat16, faster
-    still). Both engines resolve it here, so they embed alike on one machine. The int8 graph is
-    never the default: its worst cosine (0.985) does not make the same vectors."""
+    """The backend ``minilm`` runs on in this process. On CPUs without AMX, where ONNX Runtime
+    is installed: its int8 graph (:func:`minilm_onnx`; the torch model's vectors within cosine
+    0.99 on real prompts, twice torch's float32 throughput). Elsewhere torch, in bfloat16 on AMX
+    (faster still). Both engines resolve it here, so they embed alike on one machine."""
     from importlib.util import find_spec
 
-    return "minilm-onnx" if find_spec("onnxruntime") and not has_amx() else "minilm-torch"
+    return "minilm-onnx:int8" if find_spec("onnxruntime") and not has_amx() else "minilm-torch"
 
 
 def get_embedder(
@@ -426,9 +435,9 @@ def get_embedder(
     ``max_seq_length`` 0/None = the model's limit; ``threads``: ONNX Runtime's threads (None:
     every core; a Ray actor passes its own CPUs). Each backend caches its vectors under its own
     name."""
+    if spec == "minilm":
+        spec = fastest_minilm()
     kind, _, model = spec.partition(":")
-    if kind == "minilm" and not model:
-        kind = fastest_minilm()
     if kind == "minilm-torch" and not model:
         return MiniLMEmbedder(batch_size=batch_size or 64, max_seq_length=max_seq_length)
     if kind == "minilm-onnx":

@@ -86,9 +86,9 @@ class ClusterOptions:
     embedder: str = field(
         default="minilm",
         metadata={
-            "help": "minilm (offline, on the faster exact backend here: ONNX Runtime where it is installed and "
-            "the CPU has no AMX, else torch; both engines alike), minilm-torch, minilm-onnx, minilm-onnx:int8 "
-            "(opt-in: approximate vectors) or openai[:<model>]"
+            "help": "minilm (offline, on the fastest backend here that keeps the vectors: ONNX Runtime int8 where "
+            "it is installed and the CPU has no AMX, else torch; both engines alike), minilm-torch, minilm-onnx "
+            "(float32: the torch model's vectors exactly), minilm-onnx:int8 or openai[:<model>]"
         },
     )
     embed_max_tokens: int | None = field(
