@@ -66,6 +66,16 @@ CHUNK_VALUES = 1 << 18
 rounds) stay in cache (2 MB in double precision)."""
 
 
+def pair_difference(design: Design) -> sparse.csr_matrix:
+    """Pairs × models: θ_a − θ_b per pair; its transpose sums per-pair values into models."""
+    n_pairs = len(design.pair_a)
+    pairs = np.arange(n_pairs)
+    return sparse.csr_matrix(
+        (np.r_[np.ones(n_pairs), -np.ones(n_pairs)], (np.r_[pairs, pairs], np.r_[design.pair_a, design.pair_b])),
+        shape=(n_pairs, design.n_models),
+    )  # fmt: skip
+
+
 class StyleRefit:
     """Refits of resampled cell counts under style control, a block of rounds at a time."""
 
@@ -79,12 +89,7 @@ class StyleRefit:
         self.m, self.k, self.n_pairs = m, k, n_pairs
         starts = design.pair_starts
         sizes = np.diff(np.r_[starts, n_rows])
-        pairs = np.arange(n_pairs)
-        # pairs × models: θ_a − θ_b per pair; its transpose sums per-pair values into models
-        difference = sparse.csr_matrix(
-            (np.r_[np.ones(n_pairs), -np.ones(n_pairs)], (np.r_[pairs, pairs], np.r_[design.pair_a, design.pair_b])),
-            shape=(n_pairs, m),
-        )  # fmt: skip
+        difference = pair_difference(design)
         self.difference, self.per_model = difference, difference.T.tocsr()
         self.abs_per_model = abs(self.per_model)
         features = np.ascontiguousarray(design.features)  # rows × features
@@ -301,12 +306,7 @@ class OneStepRefit:
         inverse[fixed, :], inverse[:, fixed] = 0.0, 0.0
         self.inverse = inverse
         self.params = np.r_[full.theta, full.gamma]
-        n_pairs = len(design.pair_a)
-        pairs = np.arange(n_pairs)
-        self.per_model = sparse.csr_matrix(
-            (np.r_[np.ones(n_pairs), -np.ones(n_pairs)], (np.r_[design.pair_a, design.pair_b], np.r_[pairs, pairs])),
-            shape=(self.m, n_pairs),
-        )  # fmt: skip
+        self.per_model = pair_difference(design).T.tocsr()  # per-pair sums → per model
         p_row = expit(
             (full.theta[design.pair_a] - full.theta[design.pair_b])[design.pair]
             + design.features @ full.gamma
