@@ -260,7 +260,12 @@ def scale_run(
     ingested = ingest_pool(root / "ray", "synthetic", size)
     if local == "only":
         ray_report = json.loads((root / "ray" / "cluster_report.json").read_text(encoding="utf-8"))
-        return {"scenario": f"scale{size}", **ingested, "local": _local_run(root, "reuse")} | {
+        sample = ray_report["settings"]["scale"]["umap_sample"]
+        return {
+            "scenario": f"scale{size}",
+            **ingested,
+            "local": _local_run(root, "reuse", sample),
+        } | {
             "nmi_between_engines": nmi_between(root / "local", root / "ray"),
             "ray_seconds": ray_report["seconds"],
         }
@@ -280,19 +285,21 @@ def scale_run(
         },
     }
     if local != "none":
-        result["local"] = _local_run(root, local)
+        result["local"] = _local_run(root, local, result["umap_sample"])
         result["nmi_between_engines"] = nmi_between(root / "local", root / "ray")
     return result
 
 
-def _local_run(root: Path, embeddings: str) -> dict:
-    """The local engine on the Ray run's pool, with its own embedding cache or a copy of Ray's."""
+def _local_run(root: Path, embeddings: str, umap_sample: int) -> dict:
+    """The local engine on the Ray run's pool, with its own embedding cache or a copy of Ray's,
+    and the Ray run's UMAP sample (so that both engines fit UMAP on the same sample)."""
     shutil.rmtree(root / "local", ignore_errors=True)
     (root / "local").mkdir()
     shutil.copy(root / "ray" / "ingested.parquet", root / "local")
     if embeddings != "own":
         shutil.copytree(root / "ray" / "cache", root / "local" / "cache")
-    return summary(run_cluster(root / "local", {"engine": "local"})) | {"embeddings": embeddings}
+    local = run_cluster(root / "local", {"engine": "local"}, umap_sample=umap_sample)
+    return summary(local) | {"embeddings": embeddings}
 
 
 def sharded_pool(root: Path, size: int, shards: int) -> Path:
