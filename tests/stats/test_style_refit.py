@@ -13,7 +13,7 @@ from scipy import optimize
 from scipy.special import expit
 
 from inspect_arenahard.stats.bootstrap import Resampler, bootstrap_fits
-from inspect_arenahard.stats.bt import Design, fit
+from inspect_arenahard.stats.bt import Design, Fit, fit
 from inspect_arenahard.stats.style_refit import OneStepRefit, StyleRefit, one_step
 from tests.helpers.battles import random_battles
 
@@ -106,18 +106,23 @@ def test_style_block_bootstrap_reproduces_the_one_by_one_newton_refits() -> None
     np.testing.assert_allclose(block[1], exact[1], rtol=0, atol=1e-9)
 
 
-def test_style_rounds_the_chord_cannot_finish_are_fitted_one_by_one() -> None:
-    """A model linked by two battles only: resamples that cut it off (NaN) or leave it one-sided
-    get ``fit``'s answer on each; the others the chord's."""
+def loner_resamples() -> tuple[Design, Fit, list[np.ndarray]]:
+    """A styled design with a model linked by two battles only, its full fit, and 40 resamples,
+    some of which cut the loner off (NaN) or leave it one-sided."""
     models, a, b, points, weight = random_battles(7, n_models=8, n=600, star=False)
     models += ("loner",)
     a, b = np.r_[a, 8, 1], np.r_[b, 1, 8]
     points, weight = np.r_[points, 1.0, 1.0], np.r_[weight, 1.0, 1.0]
     x = np.random.default_rng(7).normal(0, 1, (len(a), 2))
     design = Design.build(models, a, b, points, weight, features=x)
-    full = fit(design, 0)
     sampler = Resampler(design.cell_weight, np.random.default_rng(3))
-    counts = [sampler.draw() for _ in range(40)]
+    return design, fit(design, 0), [sampler.draw() for _ in range(40)]
+
+
+def test_style_rounds_the_chord_cannot_finish_are_fitted_one_by_one() -> None:
+    """A model linked by two battles only: resamples that cut it off (NaN) or leave it one-sided
+    get ``fit``'s answer on each; the others the chord's."""
+    design, full, counts = loner_resamples()
     thetas, gammas = StyleRefit(design, 0, full)(counts)
     expected = [fit(design, 0, c, init=full, disconnected="nan") for c in counts]
     expected_theta = np.array([e.theta for e in expected])
@@ -182,15 +187,7 @@ def test_one_step_error_against_exact_refits_shrinks_like_one_over_n() -> None:
 
 
 def test_one_step_rounds_that_cut_a_model_off_are_fitted_exactly() -> None:
-    models, a, b, points, weight = random_battles(7, n_models=8, n=600, star=False)
-    models += ("loner",)
-    a, b = np.r_[a, 8, 1], np.r_[b, 1, 8]
-    points, weight = np.r_[points, 1.0, 1.0], np.r_[weight, 1.0, 1.0]
-    x = np.random.default_rng(7).normal(0, 1, (len(a), 2))
-    design = Design.build(models, a, b, points, weight, features=x)
-    full = fit(design, 0)
-    sampler = Resampler(design.cell_weight, np.random.default_rng(3))
-    counts = [sampler.draw() for _ in range(40)]
+    design, full, counts = loner_resamples()
     thetas, _ = OneStepRefit(design, 0, full)(counts)
     exact = np.array([fit(design, 0, c, init=full, disconnected="nan").theta for c in counts])
     cut = np.isnan(exact).any(axis=1)
@@ -205,6 +202,8 @@ def test_refits_auto_takes_one_step_only_at_scale() -> None:
     design = styled_design(6, n_models=12, n=8_000, k=4)
     assert not one_step(design, "auto") and one_step(design, "one-step")
     assert not one_step(design, "exact")
+    plain = Design.build(design.models, design.a, design.b, design.cell_points, design.cell_weight)
+    assert not one_step(plain, "one-step")  # no style terms: nothing to step
     full = fit(design, 0)
     auto = bootstrap_fits(design, 0, 8, np.random.default_rng(9), full)
     exact = bootstrap_fits(design, 0, 8, np.random.default_rng(9), full, refits="exact")

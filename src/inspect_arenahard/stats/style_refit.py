@@ -282,11 +282,11 @@ class StyleRefit:
 
 
 def one_step(design: Design, refits: str) -> bool:
-    """Whether a style-controlled bootstrap of ``design`` takes one-step refits under the
-    ``refits`` choice (``auto``: from ``ONE_STEP_ROWS`` distinct rows on)."""
-    if refits == "auto":
-        return design.features.shape[1] > 0 and len(design.a) >= ONE_STEP_ROWS
-    return refits == "one-step"
+    """Whether a bootstrap of ``design`` takes one-step refits under the ``refits`` choice:
+    never without style terms; ``auto`` from ``ONE_STEP_ROWS`` distinct rows on."""
+    if design.features.shape[1] == 0:
+        return False
+    return refits == "one-step" or (refits == "auto" and len(design.a) >= ONE_STEP_ROWS)
 
 
 class OneStepRefit:
