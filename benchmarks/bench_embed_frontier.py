@@ -30,12 +30,14 @@ import os
 import random
 import tempfile
 import time
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from bench_umap_init import SOURCES
 
 from inspect_arenahard.curate import cluster as cluster_module
 from inspect_arenahard.curate.cluster import cluster
@@ -44,10 +46,7 @@ from inspect_arenahard.curate.ingest import ingest
 from inspect_arenahard.curate.step_options import ClusterOptions
 from inspect_arenahard.curate.work import Work
 
-CATALOG = (
-    Path(__file__).resolve().parents[2]
-    / "shared/data/prompt_pools/lmarena_arena_catalog/explorer_examples_20241215.json"
-)
+CATALOG = SOURCES["catalog-20241215"][0]
 OTHER_STAGES_1M_MINUTES = 10 * 39.4 / 60
 """The local engine's stages after embedding at 100K (39.4 s, README's 2026-11-26 table), × 10:
 a floor, since the 200K default UMAP sample costs more than the 25K one measured there."""
@@ -66,7 +65,9 @@ class StaticTable:
         return _normalised(bags(texts) @ self.table)
 
 
+@cache
 def tokenizer() -> Any:
+    """MiniLM's tokenizer, loaded once (the static candidates call it per batch)."""
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(str(minilm_path()))
