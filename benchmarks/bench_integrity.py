@@ -4,7 +4,7 @@
 
 For 1 MB of ``[``, ``[ ``, ``<|``, hostile prose (a disguised payload after every 90 characters of
 real answer text), dense hostile text (payloads only, one every ~12 characters) and real answers
-(the 16 v0.1 answer sets concatenated), prints the time of :func:`inspect_arenahard.evaluate.integrity.neutralise` per
+(the 16 v0.1 answer sets concatenated), prints the time of :func:`inspect_arenahard.judging.integrity.neutralise` per
 protocol and of the audit's :func:`inspect_arenahard.report.audit_checks.injection_findings`; then the
 per-answer time on all 7,999 real answers (what the scorer costs per sample; it runs in a worker
 thread, off the event loop). As the reference in the same run: rule version 1's label pattern
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from inspect_arenahard.evaluate.dataset import load_answers
-from inspect_arenahard.evaluate.integrity import PROTOCOLS, neutralise, neutralise_all
+from inspect_arenahard.judging.integrity import PROTOCOLS, neutralise, neutralise_all
 from inspect_arenahard.report.audit_checks import injection_findings
 
 OLD_LABEL = re.compile(

@@ -22,7 +22,7 @@ from pathlib import Path
 from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
-from inspect_arenahard.evaluate.judging import Game
+from inspect_arenahard.judging.games import Game
 from inspect_arenahard.logs.importer import _eval_log, _sample, _Source
 from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.stats.verdict_points import LABELS

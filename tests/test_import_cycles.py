@@ -154,19 +154,21 @@ STAGES: dict[str, int] = {
     "typed_options": 0,
     "stats": 0,
     "files": 1,
-    "evaluate": 2,
-    "logs": 3,
-    "report": 4,
-    "curate": 5,
-    "arena": 5,
-    "scaleeval": 5,
-    "cli": 6,
-    "_registry": 7,
-    "": 7,
+    "judging": 2,
+    "evaluate": 3,
+    "logs": 4,
+    "report": 5,
+    "curate": 6,
+    "arena": 6,
+    "scaleeval": 6,
+    "cli": 7,
+    "_registry": 8,
+    "": 8,
 }
 """The package's rooms, lowest first. A room imports only rooms of a lower rank (and itself):
-statistics are pure and import nothing of ours; files are shared plumbing; the evaluation writes
-logs, the log layer reads them, reports present what the logs hold; curation, Auto-Arena and
+statistics are pure and import nothing of ours; files are shared plumbing; the judging kernel
+(grammars, neutralisation, templates, the judge call, committees) serves every stage that asks a
+model for a verdict; the ``arenahard`` task writes logs, the log layer reads them, reports present what the logs hold; curation, Auto-Arena and
 ScaleEval are products built on those; the command line sits on top, and only the package root
 and Inspect's entry point (which export and register everything) stand above it."""
 
@@ -190,6 +192,20 @@ def test_rooms_import_only_lower_rooms() -> None:
         for m, targets in graph.items()
         for t in targets
         if stage(m) != stage(t) and STAGES[stage(t)] >= STAGES[stage(m)]
+    )
+    assert wrong == []
+
+
+def test_products_judge_through_the_kernel_not_the_task() -> None:
+    """Auto-Arena, ScaleEval and curation ask for verdicts through ``judging/``; the
+    ``arenahard`` task's room (dataset, solvers, scorer, adaptive runs) is not theirs to import."""
+    graph = import_graph()
+    wrong = sorted(
+        f"{m} -> {t}"
+        for m, targets in graph.items()
+        if stage(m) in {"arena", "scaleeval", "curate"}
+        for t in targets
+        if stage(t) == "evaluate"
     )
     assert wrong == []
 

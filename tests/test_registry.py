@@ -48,7 +48,7 @@ def test_bare_name_is_registered_by_the_entry_point() -> None:
 
 
 def test_stats_core_has_no_inspect_imports() -> None:
-    code = "import sys, inspect_arenahard.stats, inspect_arenahard.evaluate.verdicts, inspect_arenahard.evaluate.style_features; " \
+    code = "import sys, inspect_arenahard.stats, inspect_arenahard.judging.verdicts, inspect_arenahard.judging.style_features; " \
            "import pkgutil, importlib; " \
            "[importlib.import_module('inspect_arenahard.stats.' + m.name) for m in pkgutil.iter_modules(inspect_arenahard.stats.__path__)]; " \
            "print(any(k == 'inspect_ai' or k.startswith('inspect_ai.') for k in sys.modules))"  # fmt: skip

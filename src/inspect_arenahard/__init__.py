@@ -14,11 +14,11 @@ if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr_
     from inspect_arenahard.arena.examiner import autoarena_questions
     from inspect_arenahard.arena.peer_battle import autoarena_battle, autoarena_committee
     from inspect_arenahard.curate.annotate import arenahard_annotate
-    from inspect_arenahard.evaluate.judging import JudgeSettings
     from inspect_arenahard.evaluate.probes import arenahard_probes
     from inspect_arenahard.evaluate.scorers import committee_judge, pairwise_judge
     from inspect_arenahard.evaluate.solvers import answer_with_baseline
     from inspect_arenahard.evaluate.task import arenahard
+    from inspect_arenahard.judging.games import JudgeSettings
     from inspect_arenahard.report.dataframes import battles_df, games_df, leaderboard_df
     from inspect_arenahard.stats.ranking import RankingOptions
 
@@ -39,7 +39,7 @@ _EXPORTS = {
     "pairwise_judge": "inspect_arenahard.evaluate.scorers",
     "committee_judge": "inspect_arenahard.evaluate.scorers",
     "autoarena_committee": "inspect_arenahard.arena.peer_battle",
-    "JudgeSettings": "inspect_arenahard.evaluate.judging",
+    "JudgeSettings": "inspect_arenahard.judging.games",
     # notebooks: dataframes of judge logs, and the options every leaderboard is ranked with
     "games_df": "inspect_arenahard.report.dataframes",
     "battles_df": "inspect_arenahard.report.dataframes",

@@ -13,7 +13,7 @@ from inspect_arenahard.arena.examiner import autoarena_questions
 from inspect_arenahard.arena.peer_battle import autoarena_battle, model_position
 from inspect_arenahard.arena.questions import load_battle_questions, questions_from_log
 from inspect_arenahard.cli import main as cli
-from inspect_arenahard.evaluate.style_features import count_tokens
+from inspect_arenahard.judging.style_features import count_tokens
 from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.estimates import leaderboard

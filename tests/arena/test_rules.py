@@ -27,7 +27,7 @@ from inspect_arenahard.arena.questions import (
 )
 from inspect_arenahard.arena.ratings import ELO_BASE, elo, fit_ratings
 from inspect_arenahard.arena.swiss import committee_for, nearest_opponent, swiss_round, swiss_rounds
-from inspect_arenahard.evaluate.style_features import count_tokens
+from inspect_arenahard.judging.style_features import count_tokens
 from inspect_arenahard.stats.quality import rank_correlations
 
 

@@ -18,7 +18,7 @@ from inspect_arenahard.curate.annotate import (
     parse_criteria,
 )
 from inspect_arenahard.evaluate.dataset import load_questions
-from inspect_arenahard.evaluate.templates import template
+from inspect_arenahard.judging.templates import template
 from tests.helpers.scripted import CallCounter, scripted_model
 from tests.helpers.shared_data import shared
 

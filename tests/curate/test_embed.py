@@ -111,7 +111,7 @@ def test_openai_batches_order_and_token_limit() -> None:
     assert [len(b) for b in fake.batches] == [2, 2]
     expected = np.array([[1, 1, 0], [2, 1, 0], [3, 1, 0]], dtype=np.float32)
     assert np.allclose(vectors[:3], expected / np.linalg.norm(expected, axis=1, keepdims=True))
-    from inspect_arenahard.evaluate.style_features import count_tokens
+    from inspect_arenahard.judging.style_features import count_tokens
 
     assert count_tokens(fake.batches[1][1]) == OpenAIEmbedder.MAX_TOKENS
 

@@ -12,9 +12,9 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage
 
 from inspect_arenahard.cli import main
-from inspect_arenahard.evaluate.integrity import canonical
 from inspect_arenahard.evaluate.probes import DISGUISED, PROBES, RAW, arenahard_probes, probe_names
-from inspect_arenahard.evaluate.verdicts import parse_verdict
+from inspect_arenahard.judging.integrity import canonical
+from inspect_arenahard.judging.verdicts import parse_verdict
 from inspect_arenahard.logs.reader import read_games
 from tests.helpers.inspect_cli import inspect_eval_cli
 from tests.helpers.scripted import scripted_model

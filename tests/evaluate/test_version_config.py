@@ -11,11 +11,11 @@ import yaml
 
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.evaluate.task import judge_settings
-from inspect_arenahard.evaluate.templates import data_dir
 from inspect_arenahard.evaluate.version_config import (
     load_version_config,
     version_config,
 )
+from inspect_arenahard.judging.templates import data_dir
 
 CONFIGS = data_dir("scorers") / "configs"
 SHIPPED = {"v0.1": "arena-hard-v0.1.yaml", "v2.0": "arena-hard-v2.0.yaml", "custom": "custom.yaml"}

@@ -20,7 +20,7 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from inspect_arenahard.cli import main
-from inspect_arenahard.evaluate.style_features import style_features
+from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.stats.estimates import interval_label
 from tests.helpers.ranking_outputs import AGREEMENT_FLAGS, agreed_records
 from tests.helpers.shared_data import shared

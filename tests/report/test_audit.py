@@ -17,7 +17,7 @@ from inspect_ai import eval
 from inspect_arenahard import arenahard
 from inspect_arenahard.cli import main
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
-from inspect_arenahard.evaluate.integrity import SPELLINGS
+from inspect_arenahard.judging.integrity import SPELLINGS
 from inspect_arenahard.report.audit_checks import (
     AuditedAnswer,
     Thresholds,

@@ -201,7 +201,7 @@ def test_unknown_variant_and_criterion() -> None:
 
 
 def test_templates_and_rubrics_transcribe_the_paper_prompts() -> None:
-    from inspect_arenahard.evaluate.templates import config, template
+    from inspect_arenahard.judging.templates import config, template
     from tests.helpers.shared_data import SHARED_DATA
 
     spec_path = SHARED_DATA.parent / "spec" / "seed_prompts.md"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Sequence
 
-from inspect_arenahard.evaluate.templates import config
+from inspect_arenahard.judging.templates import config
 
 CONFIG = "autoarena_domains"
 

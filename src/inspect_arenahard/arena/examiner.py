@@ -21,7 +21,7 @@ from inspect_ai.solver import TaskState, generate
 from inspect_arenahard.arena.domains import Domain, parse_domains
 from inspect_arenahard.arena.questions import normalized
 from inspect_arenahard.errors import task_errors
-from inspect_arenahard.evaluate.templates import template
+from inspect_arenahard.judging.templates import template
 
 _PAREN = re.compile(r"^[ \t]*\(\s*\d+\s*\)[ \t]*[.:]?[ \t]*", re.M)
 _PLAIN = re.compile(r"^[ \t]*\d+[ \t]*[.)][ \t]*", re.M)

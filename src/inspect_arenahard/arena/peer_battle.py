@@ -6,9 +6,9 @@ transcript becomes the sample's conversation (``<think>`` parts as reasoning blo
 ``inspect view``). The scorer shows the committee (role ``committee``) the transcript without
 ``<think>``, plus a reference answer for reasoning, math and coding questions when the
 ``reference`` role is bound, and runs the committee discussion
-(:func:`inspect_arenahard.evaluate.committee.committee_verdicts`, labels ``[A]``/``[B]``/``[Tie]``).
+(:func:`inspect_arenahard.judging.committee.committee_verdicts`, labels ``[A]``/``[B]``/``[Tie]``).
 
-Score contract: the ``pairwise_judge`` game records (see :mod:`inspect_arenahard.evaluate.scorers`) with
+Score contract: the ``pairwise_judge`` game records (see the ``arenahard`` task's scorer) with
 one game per battle: judge ``committee``, the model's position, label ``A>B``/``A=B``/``B>A``;
 ``model`` is the ``--model`` player and ``baseline`` its opponent, so
 :func:`inspect_arenahard.logs.reader.read_games` and ``arenahard leaderboard`` rank battles
@@ -63,11 +63,16 @@ from inspect_arenahard.arena.protocol import (
 )
 from inspect_arenahard.arena.questions import load_battle_questions, select_battle_questions
 from inspect_arenahard.errors import task_errors
-from inspect_arenahard.evaluate.committee import COMMITTEE, committee_agreement, committee_verdicts
-from inspect_arenahard.evaluate.integrity import Protocol, neutralise
-from inspect_arenahard.evaluate.judging import Game, JudgeSettings, role_models
-from inspect_arenahard.evaluate.solvers import REFERENCE_ANSWER, role_bound
-from inspect_arenahard.evaluate.templates import template
+from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement, committee_verdicts
+from inspect_arenahard.judging.games import (
+    REFERENCE_ANSWER,
+    Game,
+    JudgeSettings,
+    role_bound,
+    role_models,
+)
+from inspect_arenahard.judging.integrity import Protocol, neutralise
+from inspect_arenahard.judging.templates import template
 from inspect_arenahard.stats.verdict_points import Position, outcome_for
 
 OPPONENT = "opponent"
@@ -226,7 +231,7 @@ JUDGED_AS: Protocol = "battle"
 
 def judge_prompt(question: str, turns: Sequence[dict[str, Any]], reference: str | None) -> str:
     """The committee's user turn: the question, an optional reference, and the visible turns,
-    each neutralised (:mod:`inspect_arenahard.evaluate.integrity`) so no turn can end the transcript or
+    each neutralised (:mod:`inspect_arenahard.judging.integrity`) so no turn can end the transcript or
     show a verdict the committee's parser would read."""
     transcript = "\n\n".join(
         template("autoarena_judge_turn").format(

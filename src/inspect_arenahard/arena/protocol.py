@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from inspect_arenahard.evaluate.style_features import count_tokens
+from inspect_arenahard.judging.style_features import count_tokens
 
 Speaker = Literal["A", "B"]
 ACTIONS: tuple[str, ...] = ("respond", "criticize", "raise")

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 
 from inspect_arenahard.arena.ratings import Ratings
 from inspect_arenahard.arena.tournament import Tournament
-from inspect_arenahard.evaluate.committee import COMMITTEE, discussion_agreement
+from inspect_arenahard.judging.committee import COMMITTEE, discussion_agreement
 from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats.quality import rank_correlations
 from inspect_arenahard.stats.score_tables import align_models

@@ -49,8 +49,8 @@ from inspect_ai.util import collect
 
 from inspect_arenahard.curate.cache import file_digest
 from inspect_arenahard.errors import task_errors
-from inspect_arenahard.evaluate.judging import role_models
-from inspect_arenahard.evaluate.templates import template
+from inspect_arenahard.judging.games import role_models
+from inspect_arenahard.judging.templates import template
 
 CRITERIA: tuple[str, ...] = (
     "specificity",

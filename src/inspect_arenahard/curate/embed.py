@@ -396,7 +396,7 @@ class OpenAIEmbedder:
         self.batch_size = batch_size
 
     def _fit(self, text: str) -> str:
-        from inspect_arenahard.evaluate.style_features import _encoding
+        from inspect_arenahard.judging.style_features import _encoding
 
         encoding = _encoding("cl100k_base")
         tokens = encoding.encode(text, disallowed_special=())

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from inspect_arenahard.errors import MissingFileError, UserError
-from inspect_arenahard.evaluate.style_features import StyleFeatures
-from inspect_arenahard.evaluate.templates import config
 from inspect_arenahard.evaluate.version_config import version_config
 from inspect_arenahard.files.jsonl import read_jsonl
+from inspect_arenahard.judging.style_features import StyleFeatures
+from inspect_arenahard.judging.templates import config
 
 LAUNCH_DIR = Path.cwd()
 """The directory the command was started in. Inspect loads this plugin (and so this module, through

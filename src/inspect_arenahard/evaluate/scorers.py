@@ -4,24 +4,24 @@ Game 1 puts the baseline in position A and the model in B; game 2 swaps them. Ga
 judges bound to the ``judge`` role (a list is an ensemble) run concurrently. A judge whose reply
 has no single verdict label is asked, in the same conversation, to finish with one (``retries``
 times); a game that stays unparsed is recorded as unparsed — never as a tie. Answers reach the
-judge only through :func:`inspect_arenahard.evaluate.integrity.neutralise`, so the only label the parser can find is one the judge wrote itself.
+judge only through :func:`inspect_arenahard.judging.integrity.neutralise`, so the only label the parser can find is one the judge wrote itself.
 
 Score contract (read by :mod:`inspect_arenahard.logs.reader`; keep it small):
 
 * ``value``: the model's Arena-Hard points against the baseline over all parsed games (win 1,
   tie 0.5, loss 0; strong verdicts weigh ``strong_weight``), or unscored when none parsed.
 * ``metadata``: ``model``, ``baseline``, ``category``, ``strong_weight``, ``neutralisation``
-  (:data:`inspect_arenahard.evaluate.integrity.NEUTRALISE_VERSION`), ``games`` (one dict
+  (:data:`inspect_arenahard.judging.integrity.NEUTRALISE_VERSION`), ``games`` (one dict
   per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``),
-  ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.evaluate.style_features`) and
+  ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.judging.style_features`) and
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
-  ``reference`` — the spans :mod:`inspect_arenahard.evaluate.integrity` neutralised).
+  ``reference`` — the spans :mod:`inspect_arenahard.judging.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
 * A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored, with
   no games and ``metadata`` ``skipped`` (the reason), ``model`` and ``category``.
 
 With ``committee_rounds`` set, each game is decided by a committee discussion instead
-(:mod:`inspect_arenahard.evaluate.committee`): ``games`` holds the committee's majority label per game
+(:mod:`inspect_arenahard.judging.committee`): ``games`` holds the committee's majority label per game
 (judge ``committee``) and ``metadata["committee"]`` every member's verdict in every round.
 """
 
@@ -46,9 +46,10 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_arenahard.evaluate.adaptive import judged, skipped_score
-from inspect_arenahard.evaluate.committee import committee_games
-from inspect_arenahard.evaluate.integrity import NEUTRALISE_VERSION, neutralise_all
-from inspect_arenahard.evaluate.judging import (
+from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
+from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
+from inspect_arenahard.judging.committee import committee_games
+from inspect_arenahard.judging.games import (
     Game,
     JudgeSettings,
     Matchup,
@@ -57,10 +58,9 @@ from inspect_arenahard.evaluate.judging import (
     role_models,
     score_games,
 )
-from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
-from inspect_arenahard.evaluate.style_features import style_features
-from inspect_arenahard.evaluate.templates import template
-from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
+from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_all
+from inspect_arenahard.judging.style_features import style_features
+from inspect_arenahard.judging.templates import template
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
 
 
@@ -125,7 +125,7 @@ def pairwise_judge(
         cache: Inspect model cache for first judge replies (re-runs cost no judge calls).
         token_encoding: Tokenizer for the answers' style features (as the version stores them).
         committee_rounds: When set, the models bound to the ``committee`` role deliberate each
-            game with this many discussion rounds (:mod:`inspect_arenahard.evaluate.committee`) and
+            game with this many discussion rounds (:mod:`inspect_arenahard.judging.committee`) and
             the committee's majority label is the game's verdict (judge ``committee``).
         neutralise_answers: False shows the texts to the judge as written: only for
             ``arenahard_probes``' ``-raw`` probes, which measure what neutralising saves.
@@ -220,6 +220,6 @@ def committee_judge(rounds: int = 1, **kwargs: Any) -> Scorer:
     It is the pairwise judge (same score name and contract, so ``arenahard leaderboard`` and
     :func:`inspect_arenahard.logs.reader.read_games` read committee runs unchanged); ``kwargs`` are
     ``pairwise_judge``'s arguments. Pair it with the
-    :func:`inspect_arenahard.evaluate.committee.committee_agreement` metric.
+    :func:`inspect_arenahard.judging.committee.committee_agreement` metric.
     """
     return pairwise_judge(committee_rounds=rounds, **kwargs)

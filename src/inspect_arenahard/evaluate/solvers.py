@@ -9,18 +9,14 @@ from __future__ import annotations
 
 from typing import cast
 
-from inspect_ai.model import ChatMessageUser, Model, get_model, model_roles
+from inspect_ai.model import ChatMessageUser, Model, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
+from inspect_arenahard.judging.games import REFERENCE_ANSWER, role_bound
+
 BASELINE_ANSWER = "baseline_answer"
 BASELINE_MODEL = "baseline_model"
-REFERENCE_ANSWER = "reference"
-
-
-def role_bound(role: str) -> bool:
-    """Whether ``--model-role <role>=...`` (or ``model_roles=``) bound a model to ``role``."""
-    return role in model_roles()
 
 
 async def _answer(model: Model, prompt: str) -> str:

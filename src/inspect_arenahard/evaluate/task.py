@@ -35,7 +35,6 @@ from inspect_arenahard.evaluate.adaptive import (
     stopping_rule,
     stratified_order,
 )
-from inspect_arenahard.evaluate.committee import COMMITTEE, committee_agreement
 from inspect_arenahard.evaluate.dataset import (
     Question,
     StoredAnswer,
@@ -45,7 +44,6 @@ from inspect_arenahard.evaluate.dataset import (
     load_questions,
     user_path,
 )
-from inspect_arenahard.evaluate.judging import role_models
 from inspect_arenahard.evaluate.scorers import games_vs_baseline, pairwise_judge
 from inspect_arenahard.evaluate.solvers import (
     BASELINE_ANSWER,
@@ -55,6 +53,8 @@ from inspect_arenahard.evaluate.solvers import (
     role_bound,
 )
 from inspect_arenahard.evaluate.version_config import VersionConfig, version_config
+from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement
+from inspect_arenahard.judging.games import role_models
 
 VERSIONS = ("v0.1", "v2.0", "custom")
 SCORERS = ("pairwise", "committee")

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import yaml
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.evaluate.templates import data_dir
+from inspect_arenahard.judging.templates import data_dir
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 from inspect_arenahard.typed_options import DataclassInstance, from_mapping
 

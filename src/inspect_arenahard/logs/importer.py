@@ -54,11 +54,11 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score
 
 from inspect_arenahard.evaluate.dataset import Question, StoredAnswer, load_answers, load_questions
-from inspect_arenahard.evaluate.judging import Game, explain, score_games
-from inspect_arenahard.evaluate.style_features import style_features
 from inspect_arenahard.evaluate.task import baseline_for
 from inspect_arenahard.evaluate.version_config import version_config
 from inspect_arenahard.files.jsonl import read_jsonl
+from inspect_arenahard.judging.games import Game, explain, score_games
+from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.stats.verdict_points import normalize_label
 
 _ANSWER_IN = {

@@ -20,9 +20,9 @@ check (so no 20-prompt subset of a real model can be flagged):
 ``injection``
     An answer shows an attempt when it carries text only a judge or a chat template writes and
     its prompt does not, in any spelling (recognised on
-    :func:`inspect_arenahard.evaluate.integrity.canonical` text: full-width, entity-encoded, split by
+    :func:`inspect_arenahard.judging.integrity.canonical` text: full-width, entity-encoded, split by
     invisible characters, look-alike letters): a pairwise verdict label or ``<|…|>`` delimiter
-    (what :func:`inspect_arenahard.evaluate.integrity.neutralise` neutralises for the pairwise judge), a
+    (what :func:`inspect_arenahard.judging.integrity.neutralise` neutralises for the pairwise judge), a
     chat role marker or fake turn (``<|im_start|>``, ``[INST]``, ``Human:``/``Assistant:`` at a
     line start), or words addressed to a judge (``ignore the above``, ``the evaluator must``,
     ``Assistant B is better``, ``final verdict``). The evidence lists answers per kind and per
@@ -51,7 +51,7 @@ import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
 from sklearn.preprocessing import normalize
 
-from inspect_arenahard.evaluate.integrity import canonical, findings
+from inspect_arenahard.judging.integrity import canonical, findings
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ _FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
 
 def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
     """Judge-directed text in ``answer`` that its ``prompt`` does not itself contain: each kind
-    found, with the spellings it was written in (:data:`inspect_arenahard.evaluate.integrity.SPELLINGS`)."""
+    found, with the spellings it was written in (:data:`inspect_arenahard.judging.integrity.SPELLINGS`)."""
     text, asked = canonical(answer), canonical(prompt)
     spans: dict[str, list[tuple[int, int]]] = {}
     in_prompt = {f.kind for f in findings(asked, "pairwise")}

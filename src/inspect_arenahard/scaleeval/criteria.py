@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import yaml
 
-from inspect_arenahard.evaluate.templates import config
+from inspect_arenahard.judging.templates import config
 
 VARIANTS = ("general", "shortened", "gibberish", "shuffled", "flipped", "masked")
 GIBBERISH_RATE = 0.3

@@ -4,7 +4,7 @@ Round 0: every speaker gives reasons and a verdict (``1``, ``2`` or ``0``) on it
 1..D-1: every speaker reads all speakers' evaluations so far and keeps or changes its verdict.
 The debate stops as soon as every speaker gives the same verdict (consensus). Without consensus
 after D rounds the item goes to the human-review queue (:mod:`inspect_arenahard.scaleeval.review`).
-The rounds run on :func:`inspect_arenahard.evaluate.committee.deliberate`. Only the prompts differ from
+The rounds run on :func:`inspect_arenahard.judging.committee.deliberate`. Only the prompts differ from
 the committee: each discussion turn is a new conversation holding the whole debate.
 """
 
@@ -15,11 +15,11 @@ from typing import Sequence
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model
 
-from inspect_arenahard.evaluate.committee import CommitteeResult, LabelSet, Turn, deliberate
-from inspect_arenahard.evaluate.integrity import Protocol, neutralise
-from inspect_arenahard.evaluate.judging import JudgeSettings, Reply, ask_verdict
-from inspect_arenahard.evaluate.scaleeval_verdicts import parse_number
-from inspect_arenahard.evaluate.templates import template
+from inspect_arenahard.judging.committee import CommitteeResult, LabelSet, Turn, deliberate
+from inspect_arenahard.judging.games import JudgeSettings, Reply, ask_verdict
+from inspect_arenahard.judging.integrity import Protocol, neutralise
+from inspect_arenahard.judging.scaleeval_verdicts import parse_number
+from inspect_arenahard.judging.templates import template
 
 SCALEEVAL: Protocol = "scaleeval"
 
@@ -45,7 +45,7 @@ class Presented:
     criteria: str
 
     def fields(self) -> dict[str, str]:
-        """Prompt fields; question and submissions neutralised (:mod:`inspect_arenahard.evaluate.integrity`)."""
+        """Prompt fields; question and submissions neutralised (:mod:`inspect_arenahard.judging.integrity`)."""
         return {
             **{k: neutralise(v, SCALEEVAL).text for k, v in self.texts().items()},
             "criteria": self.criteria,

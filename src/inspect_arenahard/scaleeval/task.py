@@ -27,9 +27,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from inspect_arenahard.errors import task_errors
-from inspect_arenahard.evaluate.committee import CommitteeResult, majority
-from inspect_arenahard.evaluate.judging import JudgeSettings, role_models
-from inspect_arenahard.evaluate.solvers import role_bound
+from inspect_arenahard.judging.committee import CommitteeResult, majority
+from inspect_arenahard.judging.games import JudgeSettings, role_bound, role_models
 from inspect_arenahard.scaleeval.criteria import VARIANTS, load_rubrics, render
 from inspect_arenahard.scaleeval.data import PairItem, load_pairs, to_original
 from inspect_arenahard.scaleeval.debate import NUMBERS, Presented, debate, evaluate

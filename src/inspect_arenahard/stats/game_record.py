@@ -40,7 +40,7 @@ class GameRecord(_RecordCore, total=False):
     category: str | None
     epoch: int
     style: Mapping[str, Any] | None
-    """``{"model": features, "baseline": features}`` from :mod:`inspect_arenahard.evaluate.style_features`."""
+    """``{"model": features, "baseline": features}`` from :mod:`inspect_arenahard.judging.style_features`."""
     version: str | None
     """Arena-Hard version of the run (picks the official scoring rules)."""
     log: str

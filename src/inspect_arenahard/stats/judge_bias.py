@@ -3,7 +3,7 @@ self-bias (paper Table 10) and length bias with a "verbose policy" baseline (pap
 
 Game records are :class:`inspect_arenahard.stats.game_record.GameRecord` dicts (as returned by
 ``inspect_arenahard.logs.reader.read_games``), checked by :func:`checked`. Labels
-are read only through ``inspect_arenahard.evaluate.verdicts`` so they mean what they mean everywhere.
+are read only through ``inspect_arenahard.judging.verdicts`` so they mean what they mean everywhere.
 Unparsed games are counted and reported, never silently skipped.
 """
 

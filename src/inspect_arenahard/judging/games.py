@@ -1,8 +1,8 @@
 """What every judging protocol shares: asking a judge for a label, the two position-swapped
 games of a pairwise comparison, and the models bound to a role.
 
-The pairwise judge (:mod:`inspect_arenahard.evaluate.scorers`), committees
-(:mod:`inspect_arenahard.evaluate.committee`), ScaleEval debates, Auto-Arena battles, probes and prompt
+The pairwise judge of the ``arenahard`` task, committees
+(:mod:`inspect_arenahard.judging.committee`), ScaleEval debates, Auto-Arena battles, probes and prompt
 annotation all build on this module, so a missing label, a follow-up turn and a role binding are
 handled the same way everywhere. It imports no protocol module (no import cycles).
 
@@ -25,9 +25,17 @@ from inspect_ai.model import (
     model_roles,
 )
 
-from inspect_arenahard.evaluate.templates import template
-from inspect_arenahard.evaluate.verdicts import parse_verdict
+from inspect_arenahard.judging.templates import template
+from inspect_arenahard.judging.verdicts import parse_verdict
 from inspect_arenahard.stats.verdict_points import LABELS, Position, weighted_points
+
+REFERENCE_ANSWER = "reference"
+"""Sample metadata key of a reference answer (stored, or written by a live ``reference`` role)."""
+
+
+def role_bound(role: str) -> bool:
+    """Whether ``--model-role <role>=...`` (or ``model_roles=``) bound a model to ``role``."""
+    return role in model_roles()
 
 
 @dataclass(frozen=True)

@@ -17,18 +17,18 @@ from inspect_ai.model import ChatMessage, GenerateConfig
 from inspect_arenahard import arenahard
 from inspect_arenahard.arena.peer_battle import judge_prompt as battle_prompt
 from inspect_arenahard.arena.peer_battle import neutralised_spans
-from inspect_arenahard.evaluate.committee import committee_verdicts, parse_battle
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
-from inspect_arenahard.evaluate.integrity import (
+from inspect_arenahard.judging.committee import committee_verdicts, parse_battle
+from inspect_arenahard.judging.games import JudgeSettings
+from inspect_arenahard.judging.integrity import (
     PROTOCOLS,
     Protocol,
     canonical,
     neutralise,
     neutralise_all,
 )
-from inspect_arenahard.evaluate.judging import JudgeSettings
-from inspect_arenahard.evaluate.scaleeval_verdicts import parse_number
-from inspect_arenahard.evaluate.verdicts import parse_verdict
+from inspect_arenahard.judging.scaleeval_verdicts import parse_number
+from inspect_arenahard.judging.verdicts import parse_verdict
 from inspect_arenahard.scaleeval.debate import Presented, debate
 from tests.helpers.scripted import is_follow_up, scripted_model
 from tests.helpers.shared_data import shared

@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
-from inspect_arenahard.evaluate.scaleeval_verdicts import lone_number
-from inspect_arenahard.evaluate.verdicts import BATTLE_LABEL, LABEL_SPELLINGS
+from inspect_arenahard.judging.scaleeval_verdicts import lone_number
+from inspect_arenahard.judging.verdicts import BATTLE_LABEL, LABEL_SPELLINGS
 
 NEUTRALISE_VERSION = "2"
 """Version of the neutralisation rule (1: full-width look-alikes on raw text; 2: recognition on

@@ -11,7 +11,7 @@ which every judge gives the same verdict ends the discussion early (``stop_on_co
 * :func:`committee_verdicts`: one verdict on a transcript, e.g. an Auto-Arena peer battle
   (``[A]``/``[B]``/``[Tie]``);
 * :func:`committee_games`: the two position-swapped games of an Arena-Hard sample inside
-  ``pairwise_judge`` (``-T scorer=committee``, or :func:`inspect_arenahard.evaluate.scorers.committee_judge`);
+  ``pairwise_judge`` (``-T scorer=committee``, or the task's ``committee_judge`` scorer);
 * the ScaleEval debate (:mod:`inspect_arenahard.scaleeval.debate`), with its own prompts.
 
 :func:`discussion_agreement` measures how discussion changes agreement: mean pairwise Cohen's
@@ -30,8 +30,7 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Mo
 from inspect_ai.scorer import Metric, SampleScore, metric
 from inspect_ai.util import collect
 
-from inspect_arenahard.evaluate.integrity import Protocol, neutralise
-from inspect_arenahard.evaluate.judging import (
+from inspect_arenahard.judging.games import (
     Game,
     JudgeSettings,
     Matchup,
@@ -39,8 +38,9 @@ from inspect_arenahard.evaluate.judging import (
     label_list,
     role_models,
 )
-from inspect_arenahard.evaluate.templates import config, template
-from inspect_arenahard.evaluate.verdicts import BATTLE_LABEL, parse_verdict
+from inspect_arenahard.judging.integrity import Protocol, neutralise
+from inspect_arenahard.judging.templates import config, template
+from inspect_arenahard.judging.verdicts import BATTLE_LABEL, parse_verdict
 from inspect_arenahard.stats.agreement import judge_agreement
 from inspect_arenahard.stats.verdict_points import LABELS
 

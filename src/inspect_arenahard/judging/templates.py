@@ -47,7 +47,7 @@ def template(name: str) -> str:
 @lru_cache(maxsize=None)
 def config(name: str) -> dict[str, Any]:
     """Parsed ``scorers/configs/<name>.yaml`` (hub pin, committee labels, domains, criteria; the
-    benchmark versions are read typed by :mod:`inspect_arenahard.evaluate.version_config`)."""
+    benchmark versions are read typed by the task's version config)."""
     path = data_dir("scorers") / "configs" / f"{name}.yaml"
     if not path.is_file():
         raise FileNotFoundError(f"judge configuration '{name}' not found at {path}")

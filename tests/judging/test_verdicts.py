@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspect_arenahard.evaluate.verdicts import parse_verdict
+from inspect_arenahard.judging.verdicts import parse_verdict
 from inspect_arenahard.stats.verdict_points import (
     LABELS,
     normalize_label,

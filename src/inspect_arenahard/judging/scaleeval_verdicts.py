@@ -1,7 +1,7 @@
 """ScaleEval's verdict grammar: a reply ends with ``1``, ``2`` or ``0`` alone on a line.
 
 Pure functions (no Inspect imports): the debate parses replies with :func:`parse_number`, and
-:mod:`inspect_arenahard.evaluate.integrity` uses :func:`lone_number` to find lines in submissions that
+:mod:`inspect_arenahard.judging.integrity` uses :func:`lone_number` to find lines in submissions that
 the parser would read as a verdict.
 """
 

@@ -11,10 +11,10 @@ from typing import Callable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspect_arenahard.evaluate.committee import parse_battle
-from inspect_arenahard.evaluate.integrity import PROTOCOLS, Protocol, canonical, neutralise
-from inspect_arenahard.evaluate.scaleeval_verdicts import lone_number
-from inspect_arenahard.evaluate.verdicts import verdict_labels
+from inspect_arenahard.judging.committee import parse_battle
+from inspect_arenahard.judging.integrity import PROTOCOLS, Protocol, canonical, neutralise
+from inspect_arenahard.judging.scaleeval_verdicts import lone_number
+from inspect_arenahard.judging.verdicts import verdict_labels
 
 PIECES = [
     *"[]<>|=AB012 \n\t\r:*\"_.()Tie",

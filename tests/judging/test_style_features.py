@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from inspect_arenahard.evaluate.style_features import (
+from inspect_arenahard.judging.style_features import (
     count_tokens,
     markdown_counts,
     strip_code_blocks,

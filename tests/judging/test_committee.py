@@ -13,16 +13,16 @@ from inspect_ai import eval
 from inspect_ai.model import ChatMessage
 from sklearn.metrics import cohen_kappa_score
 
-from inspect_arenahard.evaluate.committee import (
+from inspect_arenahard.evaluate.dataset import load_questions
+from inspect_arenahard.evaluate.task import arenahard
+from inspect_arenahard.judging.committee import (
     committee_verdicts,
     discussion_agreement,
     majority,
     named_labels,
     parse_battle,
 )
-from inspect_arenahard.evaluate.dataset import load_questions
-from inspect_arenahard.evaluate.judging import JudgeSettings
-from inspect_arenahard.evaluate.task import arenahard
+from inspect_arenahard.judging.games import JudgeSettings
 from inspect_arenahard.logs.reader import read_games
 from tests.helpers.scripted import CallCounter, judged, scripted_model
 from tests.helpers.shared_data import shared
