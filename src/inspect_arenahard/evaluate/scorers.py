@@ -46,10 +46,11 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_arenahard.evaluate.adaptive import judged, skipped_score
-from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
+from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
 from inspect_arenahard.judging.committee import committee_games
 from inspect_arenahard.judging.games import (
+    REFERENCE_ANSWER,
     Game,
     JudgeSettings,
     Matchup,
