@@ -82,7 +82,8 @@ def scratch_checkout(root: Path) -> Path:
     checkout = root / "checkout"
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
     shutil.copytree(REPO / "src", checkout / "src", ignore=skip)
-    shutil.copytree(REPO / "tasks", checkout / "tasks", ignore=skip)
+    for data in ("tasks", "scorers"):  # the wheel ships both inside the package
+        shutil.copytree(REPO / data, checkout / data, ignore=skip)
     assert not (root / "shared").exists()
     return checkout
 

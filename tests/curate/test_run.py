@@ -52,6 +52,7 @@ def test_run_all_steps_then_resume(tmp_path: Path, capsys: pytest.CaptureFixture
     assert out.count('"cached": true') == 3  # ingest, cluster, select
     assert main(["curate", "run", str(config)]) == 0  # the summary for people
     lines = capsys.readouterr().out.splitlines()
+    lines = lines[next(i for i, line in enumerate(lines) if line.startswith("ingested")) :]
     assert lines[0] == "ingested 263 prompts (prompt_lottery_en_250_text 263)"
     kept = reports["cluster"]["kept"]
     removed = {f["filter"]: f["removed"] for f in reports["cluster"]["filters"] if f["removed"]}

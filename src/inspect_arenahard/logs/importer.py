@@ -62,12 +62,14 @@ from inspect_arenahard.evaluate.dataset import (
     load_answers,
     load_questions,
 )
+from inspect_arenahard.evaluate.scorers import headline_score
 from inspect_arenahard.evaluate.task import baseline_for
 from inspect_arenahard.evaluate.version_config import version_config
 from inspect_arenahard.files.jsonl import jsonl_files, read_jsonl
 from inspect_arenahard.files.sample_data import IMPORT_SAMPLE, sample_folder
 from inspect_arenahard.judging.games import Game, explain, score_games
 from inspect_arenahard.judging.style_features import style_features
+from inspect_arenahard.stats.estimates import official_rules
 from inspect_arenahard.stats.verdict_points import normalize_label
 
 _ANSWER_IN = {
@@ -407,23 +409,22 @@ def _modified(path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
 
 
-def _metrics(samples: list[EvalSample], strong_weight: float) -> dict[str, EvalMetric]:
-    """The live scorer's header metrics (``games_vs_baseline``, ``mean``, ``stderr``); none
-    when no sample has a parsed verdict (never NaN)."""
-    scores = [(s.scores or {})["pairwise_judge"] for s in samples]
-    values = np.array([score.as_float() for score in scores])
+def _metrics(samples: list[EvalSample], version: str) -> dict[str, EvalMetric]:
+    """The live scorer's header metrics (``games_vs_baseline`` under the version's official
+    rule for unparsed games, ``mean``, ``stderr``); none when no sample has a parsed verdict
+    (never NaN)."""
+    scores = [(s.id, (s.scores or {})["pairwise_judge"]) for s in samples]
+    values = np.array([score.as_float() for _, score in scores])
     scored = values[~np.isnan(values)]
-    if not len(scored):
+    headline = headline_score(
+        ((sample_id, score.metadata or {}) for sample_id, score in scores),
+        official_rules(version).unparsed,
+    )
+    if not len(scored) or headline is None:
         return {}
-    games = [
-        Game(g["judge"], g["game"], g["model_position"], g["label"], g["parsed"], 1, "")
-        for score in scores
-        for g in (score.metadata or {})["games"]
-    ]
-    pooled = score_games(games, strong_weight)
     stderr = float(scored.std(ddof=1) / np.sqrt(len(scored))) if len(scored) > 1 else 0.0
     return {
-        "games_vs_baseline": EvalMetric(name="games_vs_baseline", value=100 * (pooled or 0.0)),
+        "games_vs_baseline": EvalMetric(name="games_vs_baseline", value=headline),
         "mean": EvalMetric(name="mean", value=float(scored.mean())),
         "stderr": EvalMetric(name="stderr", value=stderr),
     }
@@ -459,7 +460,7 @@ def _eval_log(
                 EvalScore(
                     name="pairwise_judge",
                     scorer="pairwise_judge",
-                    metrics=_metrics(samples, strong_weight),
+                    metrics=_metrics(samples, version),
                 )
             ],
         ),
