@@ -22,7 +22,8 @@ from typing import Any
 
 from inspect_arenahard.errors import MissingFileError, UserError
 from inspect_arenahard.evaluate.version_config import version_config
-from inspect_arenahard.files.jsonl import jsonl_file, jsonl_files, read_jsonl
+from inspect_arenahard.files.arena_layout import ArenaHardFolder
+from inspect_arenahard.files.jsonl import jsonl_file, read_jsonl
 from inspect_arenahard.judging.style_features import StyleFeatures
 from inspect_arenahard.judging.templates import config
 
@@ -170,11 +171,14 @@ def load_answers(path: str | Path) -> dict[str, StoredAnswer]:
 
 def answer_file(data_dir: Path, model: str) -> Path:
     """``model_answer/<model>.jsonl``; the error lists the models that are available."""
-    path = jsonl_file(data_dir / "model_answer" / f"{model}.jsonl")
+    folder = ArenaHardFolder(data_dir)
+    path = folder.answer_file(model)
     if not path.is_file():
-        available = list(jsonl_files(data_dir / "model_answer"))
+        available = [
+            p.name.removesuffix(".gz").removesuffix(".jsonl") for p in folder.answer_files()
+        ]
         raise MissingFileError(
-            f"no stored answers for baseline '{model}' in {data_dir / 'model_answer'}"
+            f"no stored answers for baseline '{model}' in {folder.answers}"
             f" (available: {', '.join(available) or 'none'})"
         )
     return path

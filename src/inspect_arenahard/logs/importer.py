@@ -63,14 +63,16 @@ from inspect_arenahard.evaluate.dataset import (
     load_questions,
 )
 from inspect_arenahard.evaluate.scorers import headline_score
+from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.task import baseline_for
 from inspect_arenahard.evaluate.version_config import version_config
 from inspect_arenahard.files.jsonl import jsonl_files, read_jsonl
 from inspect_arenahard.files.sample_data import IMPORT_SAMPLE, sample_folder
-from inspect_arenahard.judging.games import Game, explain, score_games
+from inspect_arenahard.judging.games import Game, explain
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.stats.estimates import official_rules
-from inspect_arenahard.stats.verdict_points import normalize_label
+from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.verdict_points import check_strong_weight, normalize_label
 
 _ANSWER_IN = {
     pos: re.compile(
@@ -117,7 +119,7 @@ class _Source:
     answers: dict[str, dict[str, StoredAnswer]]
     version: str
     baseline: str | None
-    strong_weight: float
+    strong_weight: int
     encoding: str
 
     def default_baseline(self, category: str | None) -> str | None:
@@ -175,7 +177,7 @@ def import_judgments(
     judge: str,
     out: str | Path,
     baseline: str | None = None,
-    strong_weight: float | None = None,
+    strong_weight: int | None = None,
     encoding: str | None = None,
     version: str | None = None,
 ) -> Imported:
@@ -195,7 +197,8 @@ def import_judgments(
     cfg = version_config(version)
     source = _Source(
         {q.id: q for q in questions}, _answers(data_dir), version, baseline,
-        cfg.strong_weight if strong_weight is None else strong_weight, encoding or cfg.token_encoding,
+        check_strong_weight(cfg.strong_weight if strong_weight is None else strong_weight),
+        encoding or cfg.token_encoding,
     )  # fmt: skip
     result = Imported()
     out.mkdir(parents=True, exist_ok=True)
@@ -322,15 +325,16 @@ def _sample(
         if model_style and baseline_style
         else None
     )
-    metadata = {
-        "model": model,
-        "baseline": baseline,
-        "category": category,
-        "strong_weight": source.strong_weight,
-        "games": [g.record() for g in games],
-        "style": style,
-    }
-    value = score_games(games, source.strong_weight)
+    game_score = GameScore(
+        model=model,
+        baseline=baseline,
+        category=category,
+        games=tuple(g.scored() for g in games),
+        strong_weight=source.strong_weight,
+        style=style,
+    )
+    metadata = game_score.metadata()
+    value = game_score.points()
     labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
     score = (
         Score(value=value, answer=labels, explanation=explain(games), metadata=metadata)
@@ -353,8 +357,8 @@ def _sample(
         scores={"pairwise_judge": score},
         metadata={
             "category": category,
-            "baseline_model": baseline,
-            "baseline_answer": baseline_text,
+            BASELINE_MODEL: baseline,
+            BASELINE_ANSWER: baseline_text,
         },
     )
 
@@ -436,7 +440,7 @@ def _eval_log(
     judge: str,
     version: str,
     samples: list[EvalSample],
-    strong_weight: float,
+    strong_weight: int,
 ) -> EvalLog:
     created = _modified(path).isoformat()
     return EvalLog(
