@@ -185,7 +185,7 @@ def _baseline_file(
         if override:
             raise
         folder = ArenaHardFolder(data_dir)
-        stored = {p.stem for p in folder.answer_files()}
+        stored = set(folder.answers_by_model())
         categories = sorted({str(q.category) for q in questions})
         runnable = [c for c in categories if baseline_for(config, c, None) in stored]
         needs = sorted(
