@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -81,14 +79,13 @@ def imported_logs(tmp_path: Path) -> Path:
 @pytest.fixture
 def fake_logs(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
     """Serve ``judgment_games()`` (editable records) as the log reader's answer."""
-    from inspect_arenahard.logs.reader import LogGames, check_settings, no_games_error
+    from inspect_arenahard.logs import ranked_games
+    from inspect_arenahard.logs.reader import LogGames
 
     games = judgment_games()
-    module = types.ModuleType("inspect_arenahard.logs.reader")
-    module.read_games = lambda paths: LogGames(games=games)  # type: ignore[attr-defined]
-    module.no_games_error = no_games_error  # type: ignore[attr-defined]
-    module.check_settings = check_settings  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "inspect_arenahard.logs.reader", module)
+    monkeypatch.setattr(
+        ranked_games, "read_games", lambda paths, on_sample=None: LogGames(games=games)
+    )
     return games
 
 

@@ -23,6 +23,7 @@ report:  {plot: clusters.png, prices: {my-model: [0.5, 1.5]}}
 from __future__ import annotations
 
 import glob
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -67,7 +68,7 @@ def _resolver(base: Path) -> Callable[[str], str]:
         here = candidate.exists() or (
             glob.has_magic(value) and bool(glob.glob(str(candidate), recursive=True))
         )
-        return str(candidate) if not Path(value).is_absolute() and here else value
+        return os.path.normpath(candidate) if not Path(value).is_absolute() and here else value
 
     return resolve
 
@@ -131,7 +132,7 @@ def run(config_path: str | Path, force: bool = False) -> dict[str, Any]:
     config = load_config(path)
     base = path.parent
     resolve = _resolver(base)
-    work = Work.at(base / config["work"], create=True)
+    work = Work.at(os.path.normpath(base / config["work"]), create=True)
     ingest_section = dict(config["ingest"] or {})
     sources = ingest_section.pop("sources", None)
     if not isinstance(sources, list) or not sources:
