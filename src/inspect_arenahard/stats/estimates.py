@@ -509,7 +509,9 @@ def leaderboard(
     games = battles.games_per_model(counted)
     why = exclusion_masks(battles, left_out)
     excluded = {k: battles.games_per_model(mask) for k, mask in why.items()}
-    per_model = [Exclusions(*(int(excluded[k][i]) for k in why)) for i in range(len(battles.models))]
+    per_model = [
+        Exclusions(*(int(excluded[k][i]) for k in why)) for i in range(len(battles.models))
+    ]
     ranked = np.flatnonzero(games > 0)
     used = battles.select(counted)
     remap = np.full(len(battles.models), -1)

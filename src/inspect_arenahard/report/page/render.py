@@ -583,6 +583,8 @@ table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-
 th, td { padding: 3px 9px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
 th { background: #fafafa; position: sticky; top: 0; white-space: normal; vertical-align: bottom; min-width: 4em; max-width: 11em; }
 td.model, td.text { white-space: normal; overflow-wrap: anywhere; max-width: 24em; }
+td.model { min-width: 8em; }
+@media (max-width: 1000px) { body { padding: 12px; } th, td { padding: 3px 5px; } }
 td code { word-break: break-all; }
 table.sortable th { cursor: pointer; user-select: none; } table.sortable th:hover { background: #eef4fa; }
 th.asc::after { content: " ▲"; } th.desc::after { content: " ▼"; }

@@ -23,9 +23,9 @@ from inspect_arenahard.stats.ranking import (
     rank,
     select_games,
 )
-from inspect_arenahard.stats.style_control import parse_features
 from inspect_arenahard.stats.reference_comparison import MIN_MODELS, compare_with_reference
 from inspect_arenahard.stats.score_tables import align_models, leaderboard_scores
+from inspect_arenahard.stats.style_control import parse_features
 
 DISPUTED_SHOWN = 60
 """Disputed games listed on the page (the total is always stated)."""
