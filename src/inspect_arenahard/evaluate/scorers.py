@@ -17,6 +17,9 @@ Score contract (read by :mod:`inspect_arenahard.logs.reader`; keep it small):
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
   ``reference`` — the spans :mod:`inspect_arenahard.judging.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
+* A canary (:mod:`inspect_arenahard.evaluate.canaries`) is unscored (no metric counts it) with
+  ``metadata`` ``canary: true`` and ``model`` the canary pair's model; its games were asked
+  without Inspect's cache.
 * A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored, with
   no games and ``metadata`` ``skipped`` (the reason), ``model`` and ``category``.
 
@@ -27,6 +30,7 @@ With ``committee_rounds`` set, each game is decided by a committee discussion in
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from anyio import to_thread
@@ -46,6 +50,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_arenahard.evaluate.adaptive import judged, skipped_score
+from inspect_arenahard.evaluate.canaries import CANARY, CANARY_MODEL, is_canary
 from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
 from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
 from inspect_arenahard.judging.committee import committee_games
@@ -85,6 +90,8 @@ def games_vs_baseline() -> Metric:
         points = weight = 0.0
         for sample in scores:
             metadata = sample.score.metadata or {}
+            if is_canary(metadata):
+                continue
             strong = metadata.get("strong_weight", STRONG_WEIGHT)
             for game in metadata.get("games") or []:
                 if isinstance(game, dict) and game.get("label") and game.get("parsed", True):
@@ -139,6 +146,7 @@ def pairwise_judge(
         retries=retries,
         cache=cache,
     )
+    uncached = replace(settings, cache=False)  # a cached canary could not show drift
     by_category = template_by_category or {}
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -172,21 +180,23 @@ def pairwise_judge(
             shown["baseline"] or "",
             shown["reference"],
         )
+        canary = is_canary(state.metadata)
+        asked = uncached if canary else settings
         committee: dict[str, Any] = {}
         if committee_rounds is None:
             games: list[Game] = await collect(
                 *(
-                    play_game(judge, game, matchup, settings, single_brackets)
+                    play_game(judge, game, matchup, asked, single_brackets)
                     for judge in judge_models(default_judge)
                     for game in (1, 2)
                 )
             )
         else:
             games, committee = await committee_games(
-                matchup, committee_rounds, settings, single_brackets
+                matchup, committee_rounds, asked, single_brackets
             )
         metadata: dict[str, Any] = {
-            "model": str(state.model),
+            "model": state.metadata[CANARY_MODEL] if canary else str(state.model),
             "baseline": state.metadata.get(BASELINE_MODEL),
             "category": category,
             "strong_weight": strong_weight,
@@ -200,6 +210,13 @@ def pairwise_judge(
             **committee,
         }
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
+        if canary:
+            return Score.unscored(
+                reason="canary game: never ranked",
+                answer=labels,
+                explanation=explain(games),
+                metadata={**metadata, CANARY: True},
+            )
         value = score_games(games, strong_weight)
         judged(state, value)
         if value is None:

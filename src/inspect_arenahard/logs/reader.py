@@ -31,6 +31,7 @@ from zstandard import ZstdError
 
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.evaluate.adaptive import SKIPPED, header_adaptive, run_note
+from inspect_arenahard.evaluate.canaries import CANARY, is_canary
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
 from inspect_arenahard.stats.game_record import SCORED_GAME_FIELDS, GameRecord, check_game
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
@@ -88,6 +89,8 @@ class Run:
     """Samples adaptive judging did not need (no model or judge call; not games, not failures)."""
     adaptive: dict[str, Any] | None = None
     """Adaptive judging's rule and outcome (:attr:`Header.adaptive`)."""
+    canary_games: int = 0
+    """Canary games of this log (:mod:`inspect_arenahard.evaluate.canaries`): never ranked."""
 
 
 @dataclass
@@ -101,6 +104,9 @@ class LogGames:
     """(older log, newer log) -> games of the older one the newer one re-judged."""
     ignored: list[tuple[str, str]] = field(default_factory=list)
     """(path, reason) for logs that are not arenahard judge logs or cannot be read at all."""
+    canaries: list[GameRecord] = field(default_factory=list)
+    """Canary games of every run read (``canary`` true), kept apart from ``games``: they are
+    never ranked, and each run keeps its own (drift compares runs, :mod:`inspect_arenahard.stats.drift`)."""
 
     @property
     def superseded(self) -> list[tuple[Run, Run]]:
@@ -129,15 +135,17 @@ class LogGames:
             "unparsed": sum(not g.get("parsed", True) for g in self.games),
             "damaged": sum(len(run.damaged) for run in self.runs),
             "skipped": len(self.ignored),
+            "canary": len(self.canaries),
         }
 
     def summary(self) -> str:
         """The one line every ranking prints: what was read, replaced, excluded, damaged, skipped."""
         c = self.counts()
+        canaries = f", {c['canary']} canary games (never ranked)" if c["canary"] else ""
         return (
             f"games: {c['read']} read from {len(self.kept_runs)} logs, {c['replaced']} replaced by "
             f"newer judgments, {c['unparsed']} excluded (unparsed), {c['damaged']} damaged "
-            f"members, {c['skipped']} files skipped"
+            f"members, {c['skipped']} files skipped{canaries}"
         )
 
     def notes(self) -> list[str]:
@@ -367,6 +375,10 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
             if found is SKIPPED_SAMPLE:
                 run.skipped_samples += 1
                 continue
+            if found and found[0].get(CANARY):
+                result.canaries += found
+                run.canary_games += len(found)
+                continue
             run.samples += 1
             run.games += len(found)
             for game in found:
@@ -416,7 +428,8 @@ def _sample_games(
         SCORER,
     )
     games = list(_games(summary["id"], summary["epoch"], header, metadata, path, protocol))
-    run.unparsed += sum(not g["parsed"] for g in games)
+    if not is_canary(metadata):
+        run.unparsed += sum(not g["parsed"] for g in games)
     return games
 
 
@@ -589,4 +602,5 @@ def _games(
             "protocol": protocol,
             "strong_weight": int(weight) if float(weight).is_integer() else weight,
             "settings": settings,
+            **({CANARY: True} if is_canary(metadata) else {}),
         }

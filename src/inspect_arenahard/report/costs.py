@@ -6,7 +6,8 @@ Every model call Inspect makes is a ``model`` event carrying its role (``judge``
 from Inspect's cache (``cache: read``) are counted apart: they cost nothing. A call without a
 recorded cost is priced from a table of list prices (``PRICES``, overridable with a file in the
 format of Inspect's ``--model-cost-config``); a call that neither covers is counted as unpriced,
-never as free.
+never as free. Calls made for canary games (:mod:`inspect_arenahard.evaluate.canaries`) are
+counted under their role with `` (canaries)`` appended: a fixed cost per run, never cached.
 """
 
 from __future__ import annotations
@@ -20,8 +21,12 @@ from typing import Any
 
 from orjson import loads  # as the log reader: ~3× faster than json
 
+from inspect_arenahard.evaluate.canaries import is_canary
+
 MODEL_ROLE = "model"
 """Role name given to the calls of the model under test (Inspect records no role for them)."""
+CANARY_ROLE_SUFFIX = " (canaries)"
+"""Appended to the role of calls made for canary games (``judge (canaries)``)."""
 
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-4o-mini": (0.15, 0.60),
@@ -330,8 +335,10 @@ def format_costs(report: CostReport) -> str:
 def run_cost(path: str, model: str, prices: Mapping[str, tuple[float, float]] = PRICES) -> RunCost:
     """Usage per role and serving model over every model event of one log."""
     run = RunCost(path=path, model=model)
-    for event in model_events(path):
+    for event, canary in sample_model_events(path):
         role = event.get("role") or MODEL_ROLE
+        if canary:  # canary games: a judge's fixed cost per run, shown on their own line
+            role = f"{role}{CANARY_ROLE_SUFFIX}"
         served = str(event.get("model"))
         usage = run.roles.setdefault(role, {}).setdefault(served, Usage())
         _add_call(usage, served, event, prices)
@@ -369,6 +376,12 @@ def _add_call(
 
 def model_events(path: str) -> Iterable[dict[str, Any]]:
     """The ``model`` events of every sample of a log, as plain dicts (``.eval`` read as raw JSON)."""
+    for event, _ in sample_model_events(path):
+        yield event
+
+
+def sample_model_events(path: str) -> Iterable[tuple[dict[str, Any], bool]]:
+    """(``model`` event, whether its sample is a canary) for every sample of a log."""
     from inspect_arenahard.files.storage import open_archive
 
     if path.endswith(".eval"):
@@ -386,16 +399,20 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
                         ValueError
                     ):  # NaN scores (unscored samples) are valid to Python's parser only
                         sample = json.loads(raw)
+                    canary = is_canary(sample.get("metadata"))
                     for event in sample.get("events") or []:
                         if event.get("event") == "model":
-                            yield event
+                            yield event, canary
         return
     from inspect_ai.log import read_eval_log
 
     for sample in read_eval_log(path).samples or []:
         for event in sample.events:
             if event.event == "model":
-                yield json.loads(event.model_dump_json(exclude_none=True))
+                yield (
+                    json.loads(event.model_dump_json(exclude_none=True)),
+                    is_canary(sample.metadata),
+                )
 
 
 def log_costs(

@@ -55,6 +55,9 @@ class GameRecord(_RecordCore, total=False):
     """The run's verdict-changing judge settings as canonical JSON (template, temperature,
     max tokens, reference, neutralisation rules …): games with different settings are not pooled
     silently (:func:`inspect_arenahard.logs.reader.check_settings`)."""
+    canary: bool
+    """A canary game (fixed shipped answers, judged in every run): never ranked; the reader keeps
+    these apart (``LogGames.canaries``) to compare a judge's runs (:mod:`inspect_arenahard.stats.drift`)."""
 
 
 RECORD_FIELDS: tuple[str, ...] = tuple(_RecordCore.__annotations__)
