@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from inspect_arenahard.cli.canary_drift import run_drift
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.tables import Column, cell, print_records, print_table
 from inspect_arenahard.files.outputs import write_json
@@ -32,6 +33,8 @@ POSITION_COLUMNS: list[Column] = [
 
 
 def run_judges(args: argparse.Namespace) -> int:
+    if args.drift:
+        return run_drift(args.logs, args.json)
     records = load_games(args.logs, args.games)
     reference = load_score_table(args.reference) if args.reference else None
     name_map = load_name_map(args.map) if args.reference and args.map else None
@@ -137,5 +140,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--families",
         metavar="FILE",
         help="JSON object model name -> family, overriding the built-in guesses",
+    )
+    p.add_argument(
+        "--drift",
+        action="store_true",
+        help="instead: each judge's canary verdicts in every run against its first run, in time "
+        "order (an exact test; the leaderboard refuses to pool runs that drifted)",
     )
     p.set_defaults(func=run_judges)

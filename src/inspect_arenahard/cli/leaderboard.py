@@ -72,7 +72,8 @@ def register(subparsers: Any) -> None:
         "--pool-settings",
         action="store_true",
         help="pool games judged under different verdict-changing settings (template, temperature, "
-        "max tokens, reference …) instead of refusing; every output is then labelled",
+        "max tokens, reference …), or by a judge whose canary verdicts drifted between runs, "
+        "instead of refusing; every output is then labelled",
     )
     parser.add_argument(
         "--json", type=output_file, metavar="FILE", help="write the rows as JSON records"
@@ -208,7 +209,12 @@ def read_log_games(
     otherwise differing settings are an error). Partial, replaced, ignored and damaged logs are
     listed on stderr with one summary line; finding no judged game at all is an error that says
     why (lazy import: Inspect is heavy). ``runs`` receives the runs read."""
-    from inspect_arenahard.logs.reader import check_settings, no_games_error, read_games
+    from inspect_arenahard.logs.reader import (
+        check_drift,
+        check_settings,
+        no_games_error,
+        read_games,
+    )
 
     result = read_games(paths)
     if runs is not None:
@@ -219,4 +225,5 @@ def read_log_games(
         print(result.summary(), file=sys.stderr)
     if not any(g.get("parsed", True) for g in result.games):
         raise no_games_error(result, paths)
-    return result.games, check_settings(result.games, pool=pool_settings)
+    pooled = check_settings(result.games, pool=pool_settings)
+    return result.games, pooled + check_drift(result, pool=pool_settings)

@@ -33,6 +33,7 @@ from inspect_arenahard.errors import UserError
 from inspect_arenahard.evaluate.adaptive import SKIPPED, header_adaptive, run_note
 from inspect_arenahard.evaluate.canaries import CANARY, is_canary
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
+from inspect_arenahard.stats.drift import canary_drift
 from inspect_arenahard.stats.game_record import SCORED_GAME_FIELDS, GameRecord, check_game
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
@@ -482,6 +483,30 @@ def check_settings(games: Sequence[GameRecord], pool: bool = False) -> list[str]
     raise UserError(
         f"games judged under different settings are not pooled ({detail}); rank them apart, "
         "re-judge, or pass --pool-settings to pool them (outputs are then labelled)"
+    )
+
+
+def check_drift(result: LogGames, pool: bool = False) -> list[str]:
+    """Runs pooled under one judge name whose canary verdicts differ beyond chance
+    (:mod:`inspect_arenahard.stats.drift`), each later run against the judge's first.
+
+    Refused with one line naming the runs and how many canary games disagree, unless ``pool``:
+    then one label per drifted run is returned so that every output can say so."""
+    kept = [run.path for run in result.kept_runs]
+    wanted = set(kept)
+    canaries = [g for g in result.canaries if g.get("log") in wanted]
+    drifted = [c for judge in canary_drift(canaries, kept) for c in judge.drifted]
+    labels = [
+        f"canary drift of judge {c.judge}: {c.later} against {c.earlier} "
+        f"({c.disagree} of {c.games} canary games disagree, p={c.p_value:.2g})"
+        for c in drifted
+    ]
+    if pool or not labels:
+        return labels
+    raise UserError(
+        f"runs of one judge whose canary verdicts differ beyond chance are not pooled ({'; '.join(labels)}); "
+        "the judge changed between them: rank them apart, re-judge, or pass --pool-settings to pool them "
+        "(outputs are then labelled)"
     )
 
 

@@ -106,12 +106,18 @@ class Report:
 
 def build(logs: Sequence[str], options: Options) -> Report:
     """Read the logs and compute every section; no games at all is an error."""
-    from inspect_arenahard.logs.reader import check_settings, no_games_error, read_games
+    from inspect_arenahard.logs.reader import (
+        check_drift,
+        check_settings,
+        no_games_error,
+        read_games,
+    )
 
     result = read_games(logs)
     if not any(g.get("parsed", True) for g in result.games):
         raise no_games_error(result, logs)
     check_settings(result.games)
+    check_drift(result)
     plain, styled, note = _rankings(result.games, options.ranking)
     games = select_games(result.games, options.ranking)
     costs = log_costs(
