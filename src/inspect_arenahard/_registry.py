@@ -19,6 +19,7 @@ from inspect_ai._eval.registry import (  # inspect-evals-lint: ignore[private_ap
 from inspect_arenahard.arena.examiner import autoarena_questions
 from inspect_arenahard.arena.peer_battle import autoarena_battle
 from inspect_arenahard.curate.annotate import arenahard_annotate
+from inspect_arenahard.evaluate.canaries import canary_answer  # noqa: F401
 from inspect_arenahard.evaluate.probes import arenahard_probes
 from inspect_arenahard.evaluate.scorers import pairwise_judge  # noqa: F401  (registers the scorer)
 from inspect_arenahard.evaluate.solvers import answer_with_baseline  # noqa: F401

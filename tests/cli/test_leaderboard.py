@@ -81,13 +81,14 @@ def imported_logs(tmp_path: Path) -> Path:
 @pytest.fixture
 def fake_logs(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
     """Serve ``judgment_games()`` (editable records) as the log reader's answer."""
-    from inspect_arenahard.logs.reader import LogGames, check_settings, no_games_error
+    from inspect_arenahard.logs.reader import LogGames, check_drift, check_settings, no_games_error
 
     games = judgment_games()
     module = types.ModuleType("inspect_arenahard.logs.reader")
     module.read_games = lambda paths: LogGames(games=games)  # type: ignore[attr-defined]
     module.no_games_error = no_games_error  # type: ignore[attr-defined]
     module.check_settings = check_settings  # type: ignore[attr-defined]
+    module.check_drift = check_drift  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "inspect_arenahard.logs.reader", module)
     return games
 

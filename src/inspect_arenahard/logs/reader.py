@@ -136,13 +136,12 @@ class LogGames:
             "unparsed": sum(not g.get("parsed", True) for g in self.games),
             "damaged": sum(len(run.damaged) for run in self.runs),
             "skipped": len(self.ignored),
-            "canary": len(self.canaries),
         }
 
     def summary(self) -> str:
         """The one line every ranking prints: what was read, replaced, excluded, damaged, skipped."""
         c = self.counts()
-        canaries = f", {c['canary']} canary games (never ranked)" if c["canary"] else ""
+        canaries = f", {len(self.canaries)} canary games (never ranked)" if self.canaries else ""
         return (
             f"games: {c['read']} read from {len(self.kept_runs)} logs, {c['replaced']} replaced by "
             f"newer judgments, {c['unparsed']} excluded (unparsed), {c['damaged']} damaged "
