@@ -6,6 +6,16 @@ import argparse
 import sys
 from typing import Any
 
+from inspect_arenahard.stats.verdict_points import check_strong_weight
+
+
+def strong_weight_arg(text: str) -> int:
+    """``--strong-weight``, checked as the task and the ranking check it."""
+    try:
+        return check_strong_weight(text, "--strong-weight")
+    except ValueError as ex:
+        raise argparse.ArgumentTypeError(str(ex)) from None
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -35,9 +45,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--strong-weight",
-        type=float,
+        type=strong_weight_arg,
         default=None,
-        help="weight of a >> verdict in the sample score (default: the version's, 3)",
+        help="battles a >> verdict counts for in the sample score, a whole number ≥ 1 (default: the version's, 3)",
     )
     parser.add_argument(
         "--encoding",

@@ -22,6 +22,7 @@ from typing import Any
 
 from inspect_arenahard.errors import MissingFileError, UserError
 from inspect_arenahard.evaluate.version_config import version_config
+from inspect_arenahard.files.arena_layout import ArenaHardFolder, hub_patterns
 from inspect_arenahard.files.jsonl import read_jsonl
 from inspect_arenahard.judging.style_features import StyleFeatures
 from inspect_arenahard.judging.templates import config
@@ -168,11 +169,12 @@ def load_answers(path: str | Path) -> dict[str, StoredAnswer]:
 
 def answer_file(data_dir: Path, model: str) -> Path:
     """``model_answer/<model>.jsonl``; the error lists the models that are available."""
-    path = data_dir / "model_answer" / f"{model}.jsonl"
+    folder = ArenaHardFolder(data_dir)
+    path = folder.answer_file(model)
     if not path.is_file():
-        available = sorted(p.stem for p in (data_dir / "model_answer").glob("*.jsonl"))
+        available = [p.stem for p in folder.answer_files()]
         raise MissingFileError(
-            f"no stored answers for baseline '{model}' in {data_dir / 'model_answer'}"
+            f"no stored answers for baseline '{model}' in {folder.answers}"
             f" (available: {', '.join(available) or 'none'})"
         )
     return path
@@ -195,7 +197,7 @@ def hub_data_dir(version: str, models: list[str]) -> Path:
     if folder is None:
         raise UserError(f"version {version} has no release on the hub; pass -T data_dir=<folder>")
     revision = os.environ.get("ARENAHARD_HUB_REVISION", hub["revision"])
-    patterns = [f"{folder}/question.jsonl"] + [f"{folder}/model_answer/{m}.jsonl" for m in models]
+    patterns = hub_patterns(folder, models)
     try:
         root = snapshot_download(
             repo_id=hub["repo_id"],

@@ -6,26 +6,26 @@ has no single verdict label is asked, in the same conversation, to finish with o
 times); a game that stays unparsed is recorded as unparsed — never as a tie. Answers reach the
 judge only through :func:`inspect_arenahard.judging.integrity.neutralise`, so the only label the parser can find is one the judge wrote itself.
 
-Score contract (read by :mod:`inspect_arenahard.logs.reader`; keep it small):
+Score contract (read by :mod:`inspect_arenahard.logs.reader`):
 
 * ``value``: the model's Arena-Hard points against the baseline over all parsed games (win 1,
   tie 0.5, loss 0; strong verdicts weigh ``strong_weight``), or unscored when none parsed.
-* ``metadata``: ``model``, ``baseline``, ``category``, ``strong_weight``, ``neutralisation``
-  (:data:`inspect_arenahard.judging.integrity.NEUTRALISE_VERSION`), ``games`` (one dict
-  per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``),
-  ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.judging.style_features`) and
+* ``metadata``: a :class:`inspect_arenahard.stats.game_record.GameScore` (its fields are the
+  keys): ``model``, ``baseline``, ``category``, ``strong_weight``, ``games`` (one
+  :class:`~inspect_arenahard.stats.game_record.ScoredGame` per game), ``style``,
+  ``neutralisation`` (:data:`inspect_arenahard.judging.integrity.NEUTRALISE_VERSION`) and
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
   ``reference`` — the spans :mod:`inspect_arenahard.judging.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
-* A canary (:mod:`inspect_arenahard.evaluate.canaries`) is unscored (no metric counts it) with
-  ``metadata`` ``canary: true`` and ``model`` the canary pair's model; its games were asked
+* A canary (:mod:`inspect_arenahard.evaluate.canaries`) is unscored (no metric counts it); its
+  ``GameScore`` has ``canary`` true and ``model`` the canary pair's model; its games were asked
   without Inspect's cache.
-* A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored, with
-  no games and ``metadata`` ``skipped`` (the reason), ``model`` and ``category``.
+* A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored,
+  its ``GameScore`` has no games and says why in ``skipped``.
 
 With ``committee_rounds`` set, each game is decided by a committee discussion instead
 (:mod:`inspect_arenahard.judging.committee`): ``games`` holds the committee's majority label per game
-(judge ``committee``) and ``metadata["committee"]`` every member's verdict in every round.
+(judge ``committee``) and ``committee`` every member's verdict in every round.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_arenahard.evaluate.adaptive import judged, skipped_score
-from inspect_arenahard.evaluate.canaries import CANARY, CANARY_MODEL, is_canary
+from inspect_arenahard.evaluate.canaries import CANARY_MODEL, is_canary
 from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
 from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
 from inspect_arenahard.judging.committee import committee_games
@@ -61,12 +61,12 @@ from inspect_arenahard.judging.games import (
     explain,
     play_game,
     role_models,
-    score_games,
 )
 from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_all
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.judging.templates import template
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
+from inspect_arenahard.stats.game_record import GameScore, points_over
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, check_strong_weight
 
 
 def judge_models(default: str | None) -> list[Model]:
@@ -89,14 +89,13 @@ def games_vs_baseline() -> Metric:
     def compute(scores: list[SampleScore]) -> float:
         points = weight = 0.0
         for sample in scores:
-            metadata = sample.score.metadata or {}
-            if is_canary(metadata):
-                continue
-            strong = metadata.get("strong_weight", STRONG_WEIGHT)
-            for game in metadata.get("games") or []:
-                if isinstance(game, dict) and game.get("label") and game.get("parsed", True):
-                    p, w = weighted_points(game["label"], game["model_position"], strong)
-                    points, weight = points + p, weight + w
+            if sample.score.metadata:
+                where = f"sample {sample.sample_id}: score metadata"
+                game_score = GameScore.parse(sample.score.metadata, where)
+                if game_score.canary:
+                    continue
+                p, w = points_over(game_score.games, game_score.strong_weight)
+                points, weight = points + p, weight + w
         return 100 * points / weight if weight else float("nan")
 
     return compute
@@ -111,7 +110,7 @@ def pairwise_judge(
     max_tokens: int = JudgeDefaults.max_tokens,
     retries: int = 1,
     single_brackets: bool = JudgeDefaults.single_brackets,
-    strong_weight: float = STRONG_WEIGHT,
+    strong_weight: int = STRONG_WEIGHT,
     cache: bool | CachePolicy = True,
     token_encoding: str = VersionConfig.token_encoding,
     committee_rounds: int | None = None,
@@ -128,7 +127,8 @@ def pairwise_judge(
         max_tokens: Judge output limit (role models do not inherit ``--max-tokens``).
         retries: Follow-up turns asking for a verdict label when none parsed.
         single_brackets: Accept ``[A>B]`` when no ``[[A>B]]`` is present (v2.0).
-        strong_weight: Weight of a significant (``>>``) verdict.
+        strong_weight: Battles a significant (``>>``) verdict counts for (a whole number, at
+            least 1).
         cache: Inspect model cache for first judge replies (re-runs cost no judge calls).
         token_encoding: Tokenizer for the answers' style features (as the version stores them).
         committee_rounds: When set, the models bound to the ``committee`` role deliberate each
@@ -139,6 +139,7 @@ def pairwise_judge(
         batch: Send judge calls through the providers' batch APIs (Inspect's batch mode):
             about half the price, results within hours rather than seconds.
     """
+    strong_weight = check_strong_weight(strong_weight)
     settings = JudgeSettings(
         config=GenerateConfig(
             temperature=temperature, max_tokens=max_tokens, batch=True if batch else None
@@ -182,7 +183,7 @@ def pairwise_judge(
         )
         canary = is_canary(state.metadata)
         asked = uncached if canary else settings
-        committee: dict[str, Any] = {}
+        committee: dict[str, Any] | None = None
         if committee_rounds is None:
             games: list[Game] = await collect(
                 *(
@@ -195,29 +196,31 @@ def pairwise_judge(
             games, committee = await committee_games(
                 matchup, committee_rounds, asked, single_brackets
             )
-        metadata: dict[str, Any] = {
-            "model": state.metadata[CANARY_MODEL] if canary else str(state.model),
-            "baseline": state.metadata.get(BASELINE_MODEL),
-            "category": category,
-            "strong_weight": strong_weight,
-            "neutralisation": NEUTRALISE_VERSION,
-            "games": [g.record() for g in games],
-            "style": {
+        game_score = GameScore(
+            model=state.metadata[CANARY_MODEL] if canary else str(state.model),
+            baseline=state.metadata.get(BASELINE_MODEL),
+            category=category,
+            games=tuple(g.scored() for g in games),
+            strong_weight=strong_weight,
+            style={
                 "model": style_features(model_answer, token_encoding),
                 "baseline": style_features(baseline_answer, token_encoding),
             },
-            "neutralised": neutralised,
-            **committee,
-        }
+            neutralisation=NEUTRALISE_VERSION,
+            neutralised=neutralised,
+            committee=committee,
+            canary=canary,
+        )
+        metadata = game_score.metadata()
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
         if canary:
             return Score.unscored(
                 reason="canary game: never ranked",
                 answer=labels,
                 explanation=explain(games),
-                metadata={**metadata, CANARY: True},
+                metadata=metadata,
             )
-        value = score_games(games, strong_weight)
+        value = game_score.points()
         judged(state, value)
         if value is None:
             return Score.unscored(

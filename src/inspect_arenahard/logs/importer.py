@@ -54,12 +54,15 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score
 
 from inspect_arenahard.evaluate.dataset import Question, StoredAnswer, load_answers, load_questions
+from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.task import baseline_for
 from inspect_arenahard.evaluate.version_config import version_config
+from inspect_arenahard.files.arena_layout import ArenaHardFolder
 from inspect_arenahard.files.jsonl import read_jsonl
-from inspect_arenahard.judging.games import Game, explain, score_games
+from inspect_arenahard.judging.games import Game, explain
 from inspect_arenahard.judging.style_features import style_features
-from inspect_arenahard.stats.verdict_points import normalize_label
+from inspect_arenahard.stats.game_record import GameScore, points_over
+from inspect_arenahard.stats.verdict_points import check_strong_weight, normalize_label
 
 _ANSWER_IN = {
     pos: re.compile(
@@ -71,7 +74,7 @@ _ANSWER_IN = {
 
 
 def _answers(data_dir: Path) -> dict[str, dict[str, StoredAnswer]]:
-    return {p.stem: load_answers(p) for p in sorted((data_dir / "model_answer").glob("*.jsonl"))}
+    return {p.stem: load_answers(p) for p in ArenaHardFolder(data_dir).answer_files()}
 
 
 def _match_answers(
@@ -106,7 +109,7 @@ class _Source:
     answers: dict[str, dict[str, StoredAnswer]]
     version: str
     baseline: str | None
-    strong_weight: float
+    strong_weight: int
     encoding: str
 
     def default_baseline(self, category: str | None) -> str | None:
@@ -119,7 +122,7 @@ def import_judgments(
     judge: str,
     out: str | Path,
     baseline: str | None = None,
-    strong_weight: float | None = None,
+    strong_weight: int | None = None,
     encoding: str | None = None,
     version: str | None = None,
 ) -> Imported:
@@ -131,18 +134,19 @@ def import_judgments(
     computed from answer texts recovered from the judge prompts when no answer file matches.
     """
     data_dir, out = Path(data_dir), Path(out)
-    judgment_dir = data_dir / "model_judgment" / judge
+    judgment_dir = ArenaHardFolder(data_dir).judgments(judge)
     files = sorted(judgment_dir.glob("*.jsonl"))
     if not files:
         raise FileNotFoundError(f"no judgment files in {judgment_dir}")
-    questions = load_questions(data_dir / "question.jsonl")
+    questions = load_questions(ArenaHardFolder(data_dir).questions)
     version = version or detect_version(questions)
     if version not in ("v0.1", "v2.0"):
         raise ValueError(f"unknown version {version!r}; choose v0.1 or v2.0")
     cfg = version_config(version)
     source = _Source(
         {q.id: q for q in questions}, _answers(data_dir), version, baseline,
-        cfg.strong_weight if strong_weight is None else strong_weight, encoding or cfg.token_encoding,
+        check_strong_weight(cfg.strong_weight if strong_weight is None else strong_weight),
+        encoding or cfg.token_encoding,
     )  # fmt: skip
     result = Imported()
     out.mkdir(parents=True, exist_ok=True)
@@ -269,15 +273,16 @@ def _sample(
         if model_style and baseline_style
         else None
     )
-    metadata = {
-        "model": model,
-        "baseline": baseline,
-        "category": category,
-        "strong_weight": source.strong_weight,
-        "games": [g.record() for g in games],
-        "style": style,
-    }
-    value = score_games(games, source.strong_weight)
+    game_score = GameScore(
+        model=model,
+        baseline=baseline,
+        category=category,
+        games=tuple(g.scored() for g in games),
+        strong_weight=source.strong_weight,
+        style=style,
+    )
+    metadata = game_score.metadata()
+    value = game_score.points()
     labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
     score = (
         Score(value=value, answer=labels, explanation=explain(games), metadata=metadata)
@@ -300,8 +305,8 @@ def _sample(
         scores={"pairwise_judge": score},
         metadata={
             "category": category,
-            "baseline_model": baseline,
-            "baseline_answer": baseline_text,
+            BASELINE_MODEL: baseline,
+            BASELINE_ANSWER: baseline_text,
         },
     )
 
@@ -356,7 +361,7 @@ def _modified(path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
 
 
-def _metrics(samples: list[EvalSample], strong_weight: float) -> dict[str, EvalMetric]:
+def _metrics(samples: list[EvalSample], strong_weight: int) -> dict[str, EvalMetric]:
     """The live scorer's header metrics (``games_vs_baseline``, ``mean``, ``stderr``); none
     when no sample has a parsed verdict (never NaN)."""
     scores = [(s.scores or {})["pairwise_judge"] for s in samples]
@@ -365,11 +370,12 @@ def _metrics(samples: list[EvalSample], strong_weight: float) -> dict[str, EvalM
     if not len(scored):
         return {}
     games = [
-        Game(g["judge"], g["game"], g["model_position"], g["label"], g["parsed"], 1, "")
+        game
         for score in scores
-        for g in (score.metadata or {})["games"]
+        for game in GameScore.parse(score.metadata or {}, "imported score").games
     ]
-    pooled = score_games(games, strong_weight)
+    points, weight = points_over(games, strong_weight)
+    pooled = points / weight if weight else None
     stderr = float(scored.std(ddof=1) / np.sqrt(len(scored))) if len(scored) > 1 else 0.0
     return {
         "games_vs_baseline": EvalMetric(name="games_vs_baseline", value=100 * (pooled or 0.0)),
@@ -384,7 +390,7 @@ def _eval_log(
     judge: str,
     version: str,
     samples: list[EvalSample],
-    strong_weight: float,
+    strong_weight: int,
 ) -> EvalLog:
     created = _modified(path).isoformat()
     return EvalLog(

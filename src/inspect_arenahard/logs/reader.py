@@ -30,12 +30,10 @@ from orjson import loads as _orjson_loads  # ~3× faster than json on sample sum
 from zstandard import ZstdError
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.evaluate.adaptive import SKIPPED, header_adaptive, run_note
-from inspect_arenahard.evaluate.canaries import CANARY, is_canary
+from inspect_arenahard.evaluate.adaptive import header_adaptive, run_note
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
 from inspect_arenahard.stats.drift import canary_drift
-from inspect_arenahard.stats.game_record import SCORED_GAME_FIELDS, GameRecord, check_game
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
+from inspect_arenahard.stats.game_record import GameRecord, GameScore
 
 DAMAGED = (
     KeyError, ValueError, TypeError, OSError, EOFError, NotImplementedError, zipfile.BadZipFile,
@@ -375,7 +373,7 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
             if found is SKIPPED_SAMPLE:
                 run.skipped_samples += 1
                 continue
-            if found and found[0].get(CANARY):
+            if found and found[0].get("canary"):
                 result.canaries += found
                 run.canary_games += len(found)
                 continue
@@ -411,8 +409,6 @@ def _sample_games(
     if not isinstance(score, dict) or not score.get("metadata"):
         return None
     metadata = score["metadata"]
-    if metadata.get(SKIPPED):
-        return SKIPPED_SAMPLE
     if any(
         isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
         for k in ("games", "style")
@@ -427,8 +423,12 @@ def _sample_games(
         (n.split("/")[-1] for n in summary.get("scores") or {} if n.split("/")[-1] in GAME_SCORERS),
         SCORER,
     )
-    games = list(_games(summary["id"], summary["epoch"], header, metadata, path, protocol))
-    if not is_canary(metadata):
+    where = f"{path}: sample {summary['id']} (epoch {summary['epoch']}): score metadata"
+    game_score = GameScore.parse(metadata, where)
+    if game_score.skipped is not None:
+        return SKIPPED_SAMPLE
+    games = _games(summary["id"], summary["epoch"], header, game_score, path, protocol)
+    if not game_score.canary:
         run.unparsed += sum(not g["parsed"] for g in games)
     return games
 
@@ -589,42 +589,24 @@ def _games(
     sample_id: Any,
     epoch: int,
     header: Header,
-    metadata: dict[str, Any],
+    score: GameScore,
     log: str,
     protocol: str = SCORER,
-) -> Iterable[GameRecord]:
-    where = f"{log}: sample {sample_id} (epoch {epoch}): score metadata"
-    games = metadata.get("games", [])
-    if not games:
-        return
-    baseline = metadata.get("baseline")
-    if not isinstance(baseline, str):
-        raise ValueError(f"{where}: field 'baseline' (the baseline model) is missing")
-    weight = metadata.get("strong_weight", STRONG_WEIGHT)
+) -> list[GameRecord]:
+    """The game records of one sample's parsed score, with the run's settings and the rules
+    that neutralised the answers the judge saw."""
     settings = header.settings
-    if "neutralisation" in metadata:  # the rules that rewrote the answers the judge saw
+    if score.neutralisation is not None:  # the rules that rewrote the answers the judge saw
         settings = json.dumps(
-            {**json.loads(settings or "{}"), "neutralisation": metadata["neutralisation"]},
+            {**json.loads(settings or "{}"), "neutralisation": score.neutralisation},
             sort_keys=True,
         )
-    for k, game in enumerate(games):
-        check_game(game, f"{where} games[{k}]", SCORED_GAME_FIELDS)
-        yield {
-            "log": log,
-            "question_id": str(sample_id),
-            "epoch": epoch,
-            "model": metadata.get("model") or header.model,
-            "baseline": baseline,
-            "judge": game["judge"],
-            "category": metadata.get("category"),
-            "game": game["game"],
-            "model_position": game["model_position"],
-            "label": game["label"],
-            "parsed": bool(game["parsed"]),
-            "style": metadata.get("style"),
-            "version": header.version,
-            "protocol": protocol,
-            "strong_weight": int(weight) if float(weight).is_integer() else weight,
-            "settings": settings,
-            **({CANARY: True} if is_canary(metadata) else {}),
-        }
+    return score.records(
+        question_id=str(sample_id),
+        epoch=epoch,
+        model=header.model,
+        log=log,
+        version=header.version,
+        protocol=protocol,
+        settings=settings,
+    )

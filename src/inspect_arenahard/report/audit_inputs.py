@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
+from inspect_arenahard.files.arena_layout import ArenaHardFolder
 from inspect_arenahard.logs.reader import (
     DAMAGED,
     GAME_SCORERS,
@@ -179,12 +180,12 @@ def audit_answers(
     data_dir: str | Path, baseline: str | None = "gpt-4-0314", thresholds: Thresholds = Thresholds()
 ) -> AuditReport:
     """Audit the answer files of a folder in arena-hard-auto's layout (no judged games)."""
-    folder = Path(data_dir)
-    questions = {q.id: q.prompt for q in load_questions(folder / "question.jsonl")}
-    files = sorted((folder / "model_answer").glob("*.jsonl"))
+    folder = ArenaHardFolder(Path(data_dir))
+    questions = {q.id: q.prompt for q in load_questions(folder.questions)}
+    files = folder.answer_files()
     if not files:
-        raise FileNotFoundError(f"no answer files in {folder / 'model_answer'}")
-    base = load_answers(folder / "model_answer" / f"{baseline}.jsonl") if baseline else {}
+        raise FileNotFoundError(f"no answer files in {folder.answers}")
+    base = load_answers(folder.answer_file(baseline)) if baseline else {}
     report = AuditReport()
     for path in files:
         answers = load_answers(path)
