@@ -7,6 +7,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspect_arenahard.cli.calibration import (
+    add_calibration_argument,
+    calibrate,
+    print_calibrated,
+)
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
     add_cost_arguments,
@@ -44,6 +49,7 @@ EXAMPLES = """examples:
   arenahard leaderboard logs/ --style-control length,markdown --style-anchor equal
   arenahard leaderboard --battles battles.jsonl --baseline gpt-4-0314 --json lb.json
   arenahard leaderboard logs/ --ci-method official --rounds 100  # the published (too narrow) CI
+  arenahard leaderboard new_judge_logs/ --calibrate-to old_judge_logs/
 """
 
 
@@ -88,6 +94,7 @@ def register(subparsers: Any) -> None:
         help="skip the flags column (arenahard audit's checks read every answer)",
     )
     add_cost_arguments(parser)
+    add_calibration_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -104,7 +111,13 @@ def run(args: argparse.Namespace) -> int:
     if pooled:
         for fields in extra.values():
             fields["pooled_settings"] = pooled
+    calibrated = calibrate(args, ranking) if args.calibrate_to else None
+    if calibrated is not None:
+        for model, fields in calibrated.fields().items():
+            extra.setdefault(model, {}).update(fields)
     print(format_tables(tables, columns))
+    if calibrated is not None:
+        print_calibrated(calibrated, options.ci)
     if pooled:
         print(f"pooled across differing judge settings (--pool-settings): {', '.join(pooled)}")
     if left_out:
