@@ -25,6 +25,7 @@ from inspect_arenahard.evaluate.scorers import pairwise_judge  # noqa: F401  (re
 from inspect_arenahard.evaluate.solvers import answer_with_baseline  # noqa: F401
 from inspect_arenahard.evaluate.task import arenahard
 from inspect_arenahard.judging.committee import committee_agreement  # noqa: F401  (registers the metric)
+from inspect_arenahard.scaleeval.judgecard import arenahard_judgecard
 from inspect_arenahard.scaleeval.task import scaleeval
 
 BARE_TASKS: list[Callable[..., Task]] = [
@@ -34,6 +35,7 @@ BARE_TASKS: list[Callable[..., Task]] = [
     autoarena_questions,
     autoarena_battle,
     arenahard_probes,
+    arenahard_judgecard,
 ]
 
 

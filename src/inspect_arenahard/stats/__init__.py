@@ -15,6 +15,7 @@ __all__ = [
     "game_record",
     "judge_analytics",
     "judge_bias",
+    "judge_card",
     "power",
     "quality",
     "ranking",
