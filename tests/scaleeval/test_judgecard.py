@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from inspect_ai import eval
 
+from inspect_arenahard import arenahard
 from inspect_arenahard.cli import main
 from inspect_arenahard.judging.integrity import neutralise_all
 from inspect_arenahard.scaleeval.data import PairItem, load_pairs
@@ -88,6 +89,21 @@ def test_a_judge_of_known_accuracy_is_reported_at_it(
         np.mean([g == i.gold for g, i in zip(longer, items)])
     )
     assert card["human_ceiling"]["value"] is None  # LLMBar has one label per pair
+
+    # the HTML report of a folder holding an arenahard run and the card shows an evaluator table
+    candidate = scripted_model("candidate", lambda m: "Answer: " + m[-1].text[:40])
+    eval(
+        arenahard(data_dir=str(shared("arena-hard-v0.1")), canaries=0, cache=False),
+        model=candidate,
+        model_roles={"judge": scripted_model("lb-judge", lambda m: "[[A>B]]")},
+        limit=2,
+        log_dir=str(tmp_path / "llmbar"),
+        display="none",
+    )
+    assert main(["report", str(tmp_path / "llmbar"), "--html", str(tmp_path / "html")]) == 0
+    page = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    section = page.split("Evaluators against human labels", 1)[1].split("</table>", 1)[0]
+    assert "mockllm/card-judge" in section and f">{100 * realised:.1f}<" in section
 
 
 def test_the_human_ceiling_of_a_set_with_three_annotators(

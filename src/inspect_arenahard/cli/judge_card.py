@@ -9,70 +9,9 @@ from typing import Any, Sequence
 from inspect_arenahard.cli.tables import print_table
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.files.outputs import write_json
-from inspect_arenahard.stats.judge_card import CardItem, JudgeCard, Share, judge_cards
+from inspect_arenahard.stats.judge_card import JudgeCard, Share, judge_cards
 
 TASK = "arenahard_judgecard"
-SCORER = "judgecard_judge"
-
-
-def card_items(paths: Sequence[str]) -> tuple[list[CardItem], list[str]]:
-    """One :class:`CardItem` per (judge, item) of every ``arenahard_judgecard`` log under
-    ``paths``, and the logs read (lazy imports: the log reader pulls in Inspect)."""
-    from inspect_arenahard.logs.reader import (
-        DAMAGED,
-        THINNED,
-        find_score,
-        log_files,
-        raw_summaries,
-        read_header,
-    )
-    from inspect_arenahard.scaleeval.judgecard import CARD, verdict_for_submissions
-    from inspect_arenahard.stats.game_record import GameScore
-
-    items: list[CardItem] = []
-    read: list[str] = []
-    for path in log_files(paths):
-        try:
-            header = read_header(path)
-        except DAMAGED:
-            continue
-        if header.task.split("/")[-1] != TASK:
-            continue
-        read.append(path)
-        for summary in raw_summaries(path):
-            score = find_score(summary.get("scores"), SCORER)
-            metadata = (score or {}).get("metadata") or {}
-            if not metadata or any(
-                isinstance(v, str) and v.startswith(THINNED) for v in metadata.values()
-            ):
-                from inspect_ai.log import read_eval_log_sample
-
-                full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
-                metadata = getattr(find_score(full.scores, SCORER), "metadata", None) or {}
-            if CARD not in metadata:
-                continue
-            where = f"{path}: sample {summary['id']}: score metadata"
-            game_score = GameScore.parse(metadata, where)
-            card = metadata[CARD]
-            by_judge: dict[str, list[str | None]] = {}
-            for game in sorted(game_score.games, key=lambda g: g.game):
-                by_judge.setdefault(game.judge, []).append(
-                    verdict_for_submissions(game.label, game.model_position)
-                )
-            for judge, verdicts in by_judge.items():
-                items.append(
-                    CardItem(
-                        judge=judge,
-                        item=str(card["item"]),
-                        source=str(card["source"]),
-                        gold=card.get("gold"),
-                        annotations=tuple(card.get("annotations") or ()),
-                        verdicts=tuple(verdicts),
-                        length_1=int(card["length_1"]),
-                        length_2=int(card["length_2"]),
-                    )
-                )
-    return items, read
 
 
 def _cell(share: Share) -> str:
@@ -117,7 +56,11 @@ def print_cards(cards: list[JudgeCard]) -> None:
 def run_card(logs: Sequence[str], json_file: str | None) -> int:
     if not logs:
         raise UserError("--card reads arenahard_judgecard logs: give LOG paths")
-    items, read = card_items(logs)
+    from inspect_arenahard.logs.judge_cards import card_items  # lazy: Inspect is heavy
+
+    items, read, left_out = card_items(logs)
+    for note in left_out:
+        print(f"left out: {note}", file=sys.stderr)
     if not items:
         raise UserError(
             f"no {TASK} logs with judged pairs in {', '.join(logs)} "

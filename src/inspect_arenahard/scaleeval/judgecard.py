@@ -37,7 +37,7 @@ from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_a
 from inspect_arenahard.judging.templates import template
 from inspect_arenahard.scaleeval.data import PairItem, load_pairs
 from inspect_arenahard.stats.game_record import GameScore
-from inspect_arenahard.stats.verdict_points import weighted_points
+from inspect_arenahard.stats.judge_card import CARD, verdict_for_submissions
 
 SETS: dict[str, tuple[str, ...]] = {
     "llmbar": ("LLMBar_*.json",),
@@ -46,8 +46,8 @@ SETS: dict[str, tuple[str, ...]] = {
     "autoj": ("testdata_pairwise.jsonl",),
 }
 """Each set's file names inside ``data`` when it is a folder (searched recursively)."""
-CARD = "card"
 SCORER_NAME = "judgecard_judge"
+"""The scorer's registered name (what `arenahard judges --card` reads)."""
 
 
 def set_files(name: str, data: str | None) -> list[Path]:
@@ -85,14 +85,6 @@ def _sample(item: PairItem) -> Sample:
             },
         },
     )
-
-
-def verdict_for_submissions(label: str | None, submission_1_position: str) -> str | None:
-    """A game's label as ``"1"``, ``"2"`` or ``"0"`` (tie) about the stored submissions."""
-    if label is None:
-        return None
-    points, _ = weighted_points(label, submission_1_position, 1)  # type: ignore[arg-type]
-    return "1" if points == 1 else "2" if points == 0 else "0"
 
 
 @scorer(metrics=[mean(), stderr()])

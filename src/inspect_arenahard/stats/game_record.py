@@ -273,7 +273,7 @@ class GameScore:
     ) -> list[GameRecord]:
         """One :class:`GameRecord` per game; ``model`` stands in when the score names none, and
         ``settings`` (the run's verdict-changing settings, canonical JSON) travel in each."""
-        return [
+        records: list[GameRecord] = [
             {
                 "log": log,
                 "question_id": question_id,
@@ -291,10 +291,13 @@ class GameScore:
                 "protocol": protocol,
                 "strong_weight": self.strong_weight,
                 "settings": settings,
-                **({"canary": True} if self.canary else {}),
             }
             for game in self.games
         ]
+        if self.canary:
+            for record in records:
+                record["canary"] = True
+        return records
 
 
 def _weight(value: Any, where: str) -> int:

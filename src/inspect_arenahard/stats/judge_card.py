@@ -19,6 +19,20 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from inspect_arenahard.stats.verdict_points import Position, weighted_points
+
+CARD = "card"
+"""Score metadata key of a report-card item (``item``, ``source``, ``gold``, ``annotations``,
+``length_1``, ``length_2``)."""
+
+
+def verdict_for_submissions(label: str | None, submission_1_position: Position) -> str | None:
+    """A game's label as ``"1"``, ``"2"`` or ``"0"`` (tie) about the stored submissions."""
+    if label is None:
+        return None
+    points, _ = weighted_points(label, submission_1_position, 1)
+    return "1" if points == 1 else "2" if points == 0 else "0"
+
 
 @dataclass(frozen=True)
 class CardItem:

@@ -15,6 +15,7 @@ from inspect_arenahard.report.score_table_files import load_name_map, load_score
 from inspect_arenahard.stats import judge_bias, power
 from inspect_arenahard.stats.estimates import Leaderboard
 from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.judge_card import JudgeCard, judge_cards
 from inspect_arenahard.stats.ranking import (
     DEFAULT_STYLE,
     Ranking,
@@ -101,6 +102,8 @@ class Report:
     quality: dict[str, Any] | None = None
     flags: dict[str, list[str]] = field(default_factory=dict)
     """``arenahard audit`` flags per model (empty without the audit)."""
+    evaluators: list[JudgeCard] = field(default_factory=list)
+    """Report cards of the ``arenahard_judgecard`` logs among the inputs (empty: none)."""
     options: Options = field(default_factory=Options)
 
 
@@ -146,6 +149,9 @@ def build(logs: Sequence[str], options: Options) -> Report:
         from inspect_arenahard.report.audit_inputs import model_flags
 
         report.flags = model_flags(logs)
+    from inspect_arenahard.logs.judge_cards import card_items
+
+    report.evaluators = judge_cards(card_items(logs)[0])
     disputed = _disputed(games)
     report.disputed, report.n_disputed = disputed[:DISPUTED_SHOWN], len(disputed)
     if options.reference:
