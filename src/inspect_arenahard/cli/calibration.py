@@ -61,7 +61,7 @@ def _scored(table: Leaderboard) -> dict[str, Scored]:
 
 def calibrate(args: argparse.Namespace, ranking: Ranking) -> CalibratedTable:
     """Rank the older logs with the same options and map the new overall table onto them."""
-    from inspect_arenahard.cli.leaderboard import read_log_games
+    from inspect_arenahard.logs.ranked_games import read_log_games  # lazy: Inspect is heavy
 
     old_games, _ = read_log_games(args.calibrate_to, pool_settings=args.pool_settings)
     old = rank(old_games, ranking.options).overall

@@ -30,6 +30,7 @@ With ``committee_rounds`` set, each game is decided by a committee discussion in
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -65,8 +66,12 @@ from inspect_arenahard.judging.games import (
 from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_all
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.judging.templates import template
-from inspect_arenahard.stats.game_record import GameScore, points_over
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, check_strong_weight
+from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.verdict_points import (
+    STRONG_WEIGHT,
+    check_strong_weight,
+    weighted_points,
+)
 
 
 def judge_models(default: str | None) -> list[Model]:
@@ -79,24 +84,70 @@ def judge_models(default: str | None) -> list[Model]:
     return [get_model(default)]
 
 
+def _parsed(game: Mapping[str, Any]) -> bool:
+    return bool(game.get("label")) and bool(game.get("parsed", True))
+
+
+def headline_score(
+    scores: Iterable[tuple[object, Mapping[str, Any]]], unparsed: str = "game"
+) -> float | None:
+    """The score ``arenahard leaderboard`` gives one run's model, in percent against the baseline
+    (None: no game counts), from ``(sample id, score metadata)`` pairs.
+
+    It follows the leaderboard's rules: points pooled over the parsed games with strong verdicts
+    weighted (for one model against its baseline, Bradley–Terry's fitted win-rate and the mean
+    score are both this ratio); under the ``pair`` rule (v2.0's official code) a judge's two games
+    of a prompt count only when both parsed; and when categories have different baselines
+    (v2.0), each category's score is weighted by its prompts with a parsed game, as the
+    leaderboard's combined score is (:mod:`inspect_arenahard.stats.combined`).
+    """
+    points: dict[Any, float] = {}
+    weight: dict[Any, float] = {}
+    prompts: dict[Any, set[object]] = {}
+    baselines: set[Any] = set()
+    for sample_id, metadata in scores:
+        category = metadata.get("category")
+        strong = metadata.get("strong_weight", STRONG_WEIGHT)
+        games = [g for g in metadata.get("games") or [] if isinstance(g, dict)]
+        counted = [g for g in games if _parsed(g)]
+        if counted:
+            prompts.setdefault(category, set()).add(sample_id)
+            baselines.add(metadata.get("baseline"))
+        if unparsed == "pair":
+            spoiled = {g.get("judge") for g in games if not _parsed(g)}
+            counted = [g for g in counted if g.get("judge") not in spoiled]
+        for game in counted:
+            p, w = weighted_points(game["label"], game["model_position"], strong)
+            points[category] = points.get(category, 0.0) + p
+            weight[category] = weight.get(category, 0.0) + w
+    if not sum(weight.values()):
+        return None
+    if len(prompts) <= 1 or len(baselines) <= 1:
+        return 100 * sum(points.values()) / sum(weight.values())
+    if any(not weight.get(c) for c in prompts):
+        return None  # a category whose every judgment was left out: no combined score
+    total = sum(len(ids) for ids in prompts.values())
+    return sum(100 * points[c] / weight[c] * len(ids) / total for c, ids in prompts.items())
+
+
 @metric
-def games_vs_baseline() -> Metric:
-    """The models' points against the baseline in percent, pooled over every parsed game with
-    strong verdicts weighted: the leaderboard's convention (the baseline is 50), shown first in
-    the log header so that it and the leaderboard cannot point in different directions. ``mean``
-    beside it is the mean of per-sample scores (0–1), a different quantity on small runs."""
+def games_vs_baseline(unparsed: str = "game") -> Metric:
+    """The model's score against the baseline in percent, as ``arenahard leaderboard`` gives it
+    for this run under the version's official rules (:func:`headline_score`; ``unparsed``:
+    ``game`` for v0.1, ``pair`` for v2.0). Shown first in the log header so that it and the
+    leaderboard cannot disagree. ``mean`` beside it is the mean of per-sample scores (0–1), a
+    different quantity on small runs."""
 
     def compute(scores: list[SampleScore]) -> float:
-        points = weight = 0.0
-        for sample in scores:
-            if sample.score.metadata:
-                where = f"sample {sample.sample_id}: score metadata"
-                game_score = GameScore.parse(sample.score.metadata, where)
-                if game_score.canary:
-                    continue
-                p, w = points_over(game_score.games, game_score.strong_weight)
-                points, weight = points + p, weight + w
-        return 100 * points / weight if weight else float("nan")
+        value = headline_score(
+            (
+                (s.sample_id, s.score.metadata or {})
+                for s in scores
+                if not is_canary(s.score.metadata)
+            ),
+            unparsed,
+        )
+        return float("nan") if value is None else value
 
     return compute
 

@@ -62,6 +62,7 @@ from inspect_arenahard.evaluate.version_config import VersionConfig, version_con
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
 from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement
 from inspect_arenahard.judging.games import role_models
+from inspect_arenahard.stats.estimates import official_rules
 from inspect_arenahard.stats.verdict_points import check_strong_weight
 
 VERSIONS = ("v0.1", "v2.0", "custom")
@@ -342,7 +343,12 @@ def arenahard(
             committee_rounds=committee_rounds if scorer == "committee" else None,
             batch=batch,
         ),
-        metrics=task_metrics(questions, committee=scorer == "committee", rule=rule),
+        metrics=task_metrics(
+            questions,
+            committee=scorer == "committee",
+            rule=rule,
+            unparsed=official_rules(version).unparsed,
+        ),
         early_stopping=None if rule is None else SkipLedger(),
         metadata={
             "arenahard_version": version,
@@ -396,21 +402,30 @@ def judge_settings(
 
 
 def task_metrics(
-    questions: list[Question], committee: bool = False, rule: StoppingRule | None = None
+    questions: list[Question],
+    committee: bool = False,
+    rule: StoppingRule | None = None,
+    unparsed: str = "game",
 ) -> list[Metric | dict[str, list[Metric]]] | None:
     """The pooled games-vs-baseline headline, the scorer's mean and stderr, plus the mean per
     category when there are several (so the
     log header, and ``inspect view``, tell hard prompts and creative writing apart) and, for
     adaptive judging, the anytime-valid interval (skipped samples are counted by the task's
-    :class:`~inspect_arenahard.evaluate.adaptive.SkipLedger`); None keeps the scorer's own metrics."""
-    metrics: list[Metric | dict[str, list[Metric]]] = [games_vs_baseline(), mean(), stderr()]
+    :class:`~inspect_arenahard.evaluate.adaptive.SkipLedger`); None keeps the scorer's own metrics.
+    ``unparsed`` is the version's official rule for unparsed games, so that the headline equals
+    the leaderboard."""
+    metrics: list[Metric | dict[str, list[Metric]]] = [
+        games_vs_baseline(unparsed),
+        mean(),
+        stderr(),
+    ]
     if committee:
         metrics.append(committee_agreement())
     if rule is not None:
         metrics.append(anytime_interval(**rule.options()))
     if len({q.category for q in questions}) > 1:
         metrics.append(grouped(mean(), "category", all=False))
-    return metrics if len(metrics) > 3 else None
+    return metrics if len(metrics) > 3 or unparsed != "game" else None
 
 
 def _check_judges(scorer: str, default_judge: str, source: str) -> None:

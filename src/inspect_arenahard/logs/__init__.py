@@ -7,5 +7,6 @@ __all__ = [
     "battle_files",
     "importer",
     "judge_cards",
+    "ranked_games",
     "reader",
 ]

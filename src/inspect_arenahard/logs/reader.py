@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import inspect_ai._util.zipfile  # noqa: F401  (teaches stdlib zipfile the zstd that .eval files use)
 from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sample_summaries
@@ -352,15 +352,28 @@ def game_key(game: GameRecord) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-def read_games(paths: Sequence[str | Path]) -> LogGames:
-    """Game records from every arenahard judge log under ``paths``, each game counted once."""
+SampleReader = Callable[[str, dict[str, Any]], None]
+"""Called with (log path, full sample record) for every sample of every judge log read: what the
+leaderboard's audit and cost columns take from the same read as the games."""
+
+
+def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = None) -> LogGames:
+    """Game records from every arenahard judge log under ``paths``, each game counted once.
+
+    Without ``on_sample`` only the sample summaries are read (fast); with it each sample is read
+    once in full, handed to ``on_sample`` and its games taken from the same record.
+    """
     selected, result = select_runs(paths)
     kept: dict[tuple[Any, ...], tuple[GameRecord, Run]] = {}
     for path, header in selected:
         run = _run(path, header)
         result.runs.append(run)
         try:
-            summaries = raw_summaries(path, run.damaged)
+            summaries = (
+                raw_summaries(path, run.damaged)
+                if on_sample is None
+                else _handed_on(sample_records(path, run.damaged), path, on_sample)
+            )
         except DAMAGED as ex:
             result.runs.pop()
             result.ignored.append((path, f"damaged log, samples unreadable ({_brief(ex)})"))
@@ -389,6 +402,17 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
                 kept[key] = (game, run)
     result.games = [kept[key][0] for key in sorted(kept, key=_sortable)]
     return result
+
+
+def _handed_on(
+    samples: Iterable[dict[str, Any]], path: str, on_sample: SampleReader
+) -> list[dict[str, Any]]:
+    """Every full sample of a log, each first handed to ``on_sample``."""
+    out = []
+    for sample in samples:
+        on_sample(path, sample)
+        out.append(sample)
+    return out
 
 
 def _sortable(key: tuple[Any, ...]) -> tuple[str, ...]:

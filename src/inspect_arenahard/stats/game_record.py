@@ -130,16 +130,28 @@ class ScoredGame:
     @classmethod
     def parse(cls, raw: Any, where: str) -> ScoredGame:
         """A scored game from its JSON entry, or one ``ValueError`` naming ``where`` and the field."""
-        game = check_game(raw, where, SCORED_GAME_FIELDS)
-        number, attempts = game["game"], game.get("attempts", 1)
-        if not isinstance(number, int) or isinstance(number, bool):
-            raise ValueError(f"{where}: field 'game' must be a game number, got {number!r}")
+        try:  # the common case first: a well-formed entry (logs hold many)
+            judge, number, position = raw["judge"], raw["game"], raw["model_position"]
+            label, parsed, attempts = raw["label"], raw["parsed"], raw.get("attempts", 1)
+            well_formed = (
+                type(number) is int
+                and position in ("A", "B")
+                and (label is None or label in LABELS)
+            )
+        except (KeyError, TypeError, AttributeError):
+            well_formed = False
+        if not well_formed:
+            game = check_game(raw, where, SCORED_GAME_FIELDS)  # raises, naming the field
+            judge, number, position = game["judge"], game["game"], game["model_position"]
+            label, parsed, attempts = game["label"], game["parsed"], game.get("attempts", 1)
+            if not isinstance(number, int) or isinstance(number, bool):
+                raise ValueError(f"{where}: field 'game' must be a game number, got {number!r}")
         return cls(
-            judge=str(game["judge"]),
+            judge=str(judge),
             game=number,
-            model_position=game["model_position"],
-            label=game["label"],
-            parsed=bool(game["parsed"]),
+            model_position=position,
+            label=label,
+            parsed=bool(parsed),
             attempts=attempts if isinstance(attempts, int) else 1,
         )
 
@@ -248,9 +260,7 @@ class GameScore:
             model=metadata.get("model") or None,
             baseline=baseline,
             category=metadata.get("category"),
-            games=tuple(
-                ScoredGame.parse(g, f"{where} games[{k}]") for k, g in enumerate(raw_games)
-            ),
+            games=tuple(_parse_games(raw_games, where)),
             strong_weight=STRONG_WEIGHT if weight is None else _weight(weight, where),
             style=metadata.get("style"),
             neutralisation=metadata.get("neutralisation"),
@@ -298,6 +308,11 @@ class GameScore:
             for record in records:
                 record["canary"] = True
         return records
+
+
+def _parse_games(raw_games: list[Any], where: str) -> Iterable[ScoredGame]:
+    for k, raw in enumerate(raw_games):
+        yield ScoredGame.parse(raw, f"{where} games[{k}]")
 
 
 def _weight(value: Any, where: str) -> int:
