@@ -108,7 +108,7 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
     assert err.count("superseded:") == 2  # gpt-4o's judge folder was imported twice
     assert "judges pooled:" in out and "4 games excluded" in out
     records = json.loads(out_json.read_text())
-    fields = "model score lower upper n avg_tokens excluded ci_method flags generated_by".split()
+    fields = "model score lower upper n avg_tokens excluded excluded_unparsed excluded_partners excluded_self ci_method flags generated_by".split()
     assert all(list(r) == fields for r in records)
     # arenahard audit: no real model is flagged but Athene, verbose under the gpt-3.5 judge
     assert {r["model"]: r["flags"] for r in records if r["flags"]} == {
@@ -119,6 +119,7 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
         assert by_model[model]["score"] == pytest.approx(score, abs=1e-9)
         assert (by_model[model]["n"], by_model[model]["excluded"]) == (n, bad)
     assert by_model[BASELINE]["score"] == 50.0 and by_model[BASELINE]["excluded"] == 4
+    assert by_model[BASELINE]["excluded_unparsed"] == 4  # game rule (v0.1): no partners dropped
     phi = [g for g in fake_logs if g["style"] and g["game"] == 1]
     assert by_model["phi-3-medium-4k-instruct"]["avg_tokens"] == pytest.approx(
         np.mean([g["style"]["model"]["token_len"] for g in phi])
@@ -185,6 +186,9 @@ def test_several_categories_give_pooled_and_per_category_tables(
         "n",
         "avg_tokens",
         "excluded",
+        "excluded_unparsed",
+        "excluded_partners",
+        "excluded_self",
         "ci_method",
     ]
     pooled = {r["model"]: float(r["score"]) for r in rows if r["category"] == "all"}

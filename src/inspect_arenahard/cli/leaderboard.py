@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspect_arenahard.cli.calibration import (
+    add_calibration_argument,
+    calibrate,
+    print_calibrated,
+)
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
     add_cost_arguments,
@@ -45,6 +50,7 @@ EXAMPLES = """examples:
   arenahard leaderboard logs/ --style-control length,markdown --style-anchor equal
   arenahard leaderboard --battles battles.jsonl --baseline gpt-4-0314 --json lb.json
   arenahard leaderboard logs/ --ci-method official --rounds 100  # the published (too narrow) CI
+  arenahard leaderboard new_judge_logs/ --calibrate-to old_judge_logs/
 """
 
 
@@ -73,7 +79,8 @@ def register(subparsers: Any) -> None:
         "--pool-settings",
         action="store_true",
         help="pool games judged under different verdict-changing settings (template, temperature, "
-        "max tokens, reference …) instead of refusing; every output is then labelled",
+        "max tokens, reference …), or by a judge whose canary verdicts drifted between runs, "
+        "instead of refusing; every output is then labelled",
     )
     parser.add_argument(
         "--json", type=output_file, metavar="FILE", help="write the rows as JSON records"
@@ -88,6 +95,7 @@ def register(subparsers: Any) -> None:
         help="skip the flags column (arenahard audit's checks read every answer)",
     )
     add_cost_arguments(parser)
+    add_calibration_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -101,7 +109,13 @@ def run(args: argparse.Namespace) -> int:
     if read.pooled:
         for fields in extra.values():
             fields["pooled_settings"] = read.pooled
+    calibrated = calibrate(args, ranking) if args.calibrate_to else None
+    if calibrated is not None:
+        for model, fields in calibrated.fields().items():
+            extra.setdefault(model, {}).update(fields)
     print(format_tables(tables, columns))
+    if calibrated is not None:
+        print_calibrated(calibrated, options.ci)
     if read.pooled:
         print(f"pooled across differing judge settings (--pool-settings): {', '.join(read.pooled)}")
     if left_out:

@@ -6,6 +6,7 @@ probes. The judging protocols it shares with the other stages live in ``judging/
 __all__ = [
     "adaptive",
     "arguments",
+    "canaries",
     "dataset",
     "offline",
     "probes",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 from inspect_arenahard.errors import UserError, check_bool, check_choice, check_number, did_you_mean
+from inspect_arenahard.evaluate.canaries import DEFAULT_CANARIES, check_canaries
 from inspect_arenahard.stats.verdict_points import check_strong_weight
 
 Version = Literal["v0.1", "v2.0", "custom"]
@@ -223,6 +224,19 @@ class TaskOptions:
         False,
         "Send judge calls through the providers' batch APIs (cheaper, slower).",
         row="send judge calls through the providers' batch APIs (cheaper, slower)",
+    )
+
+    canaries: int = _arg(
+        DEFAULT_CANARIES,
+        "Canary pairs judged in both positions beside the prompts (shipped answers, never "
+        "cached, never ranked; 0 turns them off): two runs of one judge whose canary verdicts "
+        "differ beyond chance are not pooled (see docs/quality.md).",
+        check=lambda name, value: check_canaries(value),
+        row="canary pairs (shipped answers) judged in both positions with every run, never "
+        "cached, never ranked; runs of one judge whose canary verdicts differ are not pooled "
+        "([canaries and drift](quality.md#canaries-and-drift)); `0` turns them off. They follow "
+        "the prompts in the dataset, so `--limit`/`--sample-id` below the whole dataset leave "
+        "them out",
     )
 
     @classmethod

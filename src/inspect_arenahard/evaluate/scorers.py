@@ -17,6 +17,9 @@ Score contract (read by :mod:`inspect_arenahard.logs.reader`):
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
   ``reference`` — the spans :mod:`inspect_arenahard.judging.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
+* A canary (:mod:`inspect_arenahard.evaluate.canaries`) is unscored (no metric counts it); its
+  ``GameScore`` has ``canary`` true and ``model`` the canary pair's model; its games were asked
+  without Inspect's cache.
 * A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored,
   its ``GameScore`` has no games and says why in ``skipped``.
 
@@ -27,6 +30,8 @@ With ``committee_rounds`` set, each game is decided by a committee discussion in
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from anyio import to_thread
@@ -46,6 +51,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_arenahard.evaluate.adaptive import judged, skipped_score
+from inspect_arenahard.evaluate.canaries import CANARY_MODEL, is_canary
 from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
 from inspect_arenahard.judging.committee import committee_games
@@ -61,8 +67,12 @@ from inspect_arenahard.judging.games import (
 from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_all
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.judging.templates import template
-from inspect_arenahard.stats.game_record import GameScore, points_over
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, check_strong_weight
+from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.verdict_points import (
+    STRONG_WEIGHT,
+    check_strong_weight,
+    weighted_points,
+)
 
 
 def judge_models(default: str | None) -> list[Model]:
@@ -75,22 +85,70 @@ def judge_models(default: str | None) -> list[Model]:
     return [get_model(default)]
 
 
+def _parsed(game: Mapping[str, Any]) -> bool:
+    return bool(game.get("label")) and bool(game.get("parsed", True))
+
+
+def headline_score(
+    scores: Iterable[tuple[object, Mapping[str, Any]]], unparsed: str = "game"
+) -> float | None:
+    """The score ``arenahard leaderboard`` gives one run's model, in percent against the baseline
+    (None: no game counts), from ``(sample id, score metadata)`` pairs.
+
+    It follows the leaderboard's rules: points pooled over the parsed games with strong verdicts
+    weighted (for one model against its baseline, Bradley–Terry's fitted win-rate and the mean
+    score are both this ratio); under the ``pair`` rule (v2.0's official code) a judge's two games
+    of a prompt count only when both parsed; and when categories have different baselines
+    (v2.0), each category's score is weighted by its prompts with a parsed game, as the
+    leaderboard's combined score is (:mod:`inspect_arenahard.stats.combined`).
+    """
+    points: dict[Any, float] = {}
+    weight: dict[Any, float] = {}
+    prompts: dict[Any, set[object]] = {}
+    baselines: set[Any] = set()
+    for sample_id, metadata in scores:
+        category = metadata.get("category")
+        strong = metadata.get("strong_weight", STRONG_WEIGHT)
+        games = [g for g in metadata.get("games") or [] if isinstance(g, dict)]
+        counted = [g for g in games if _parsed(g)]
+        if counted:
+            prompts.setdefault(category, set()).add(sample_id)
+            baselines.add(metadata.get("baseline"))
+        if unparsed == "pair":
+            spoiled = {g.get("judge") for g in games if not _parsed(g)}
+            counted = [g for g in counted if g.get("judge") not in spoiled]
+        for game in counted:
+            p, w = weighted_points(game["label"], game["model_position"], strong)
+            points[category] = points.get(category, 0.0) + p
+            weight[category] = weight.get(category, 0.0) + w
+    if not sum(weight.values()):
+        return None
+    if len(prompts) <= 1 or len(baselines) <= 1:
+        return 100 * sum(points.values()) / sum(weight.values())
+    if any(not weight.get(c) for c in prompts):
+        return None  # a category whose every judgment was left out: no combined score
+    total = sum(len(ids) for ids in prompts.values())
+    return sum(100 * points[c] / weight[c] * len(ids) / total for c, ids in prompts.items())
+
+
 @metric
-def games_vs_baseline() -> Metric:
-    """The models' points against the baseline in percent, pooled over every parsed game with
-    strong verdicts weighted: the leaderboard's convention (the baseline is 50), shown first in
-    the log header so that it and the leaderboard cannot point in different directions. ``mean``
-    beside it is the mean of per-sample scores (0–1), a different quantity on small runs."""
+def games_vs_baseline(unparsed: str = "game") -> Metric:
+    """The model's score against the baseline in percent, as ``arenahard leaderboard`` gives it
+    for this run under the version's official rules (:func:`headline_score`; ``unparsed``:
+    ``game`` for v0.1, ``pair`` for v2.0). Shown first in the log header so that it and the
+    leaderboard cannot disagree. ``mean`` beside it is the mean of per-sample scores (0–1), a
+    different quantity on small runs."""
 
     def compute(scores: list[SampleScore]) -> float:
-        points = weight = 0.0
-        for sample in scores:
-            if sample.score.metadata:
-                where = f"sample {sample.sample_id}: score metadata"
-                game_score = GameScore.parse(sample.score.metadata, where)
-                p, w = points_over(game_score.games, game_score.strong_weight)
-                points, weight = points + p, weight + w
-        return 100 * points / weight if weight else float("nan")
+        value = headline_score(
+            (
+                (s.sample_id, s.score.metadata or {})
+                for s in scores
+                if not is_canary(s.score.metadata)
+            ),
+            unparsed,
+        )
+        return float("nan") if value is None else value
 
     return compute
 
@@ -141,6 +199,7 @@ def pairwise_judge(
         retries=retries,
         cache=cache,
     )
+    uncached = replace(settings, cache=False)  # a cached canary could not show drift
     by_category = template_by_category or {}
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -174,21 +233,23 @@ def pairwise_judge(
             shown["baseline"] or "",
             shown["reference"],
         )
+        canary = is_canary(state.metadata)
+        asked = uncached if canary else settings
         committee: dict[str, Any] | None = None
         if committee_rounds is None:
             games: list[Game] = await collect(
                 *(
-                    play_game(judge, game, matchup, settings, single_brackets)
+                    play_game(judge, game, matchup, asked, single_brackets)
                     for judge in judge_models(default_judge)
                     for game in (1, 2)
                 )
             )
         else:
             games, committee = await committee_games(
-                matchup, committee_rounds, settings, single_brackets
+                matchup, committee_rounds, asked, single_brackets
             )
         game_score = GameScore(
-            model=str(state.model),
+            model=state.metadata[CANARY_MODEL] if canary else str(state.model),
             baseline=state.metadata.get(BASELINE_MODEL),
             category=category,
             games=tuple(g.scored() for g in games),
@@ -200,9 +261,17 @@ def pairwise_judge(
             neutralisation=NEUTRALISE_VERSION,
             neutralised=neutralised,
             committee=committee,
+            canary=canary,
         )
         metadata = game_score.metadata()
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
+        if canary:
+            return Score.unscored(
+                reason="canary game: never ranked",
+                answer=labels,
+                explanation=explain(games),
+                metadata=metadata,
+            )
         value = game_score.points()
         judged(state, value)
         if value is None:

@@ -40,6 +40,7 @@ from inspect_arenahard.evaluate.arguments import (
     docstring_args,
     task_signature,
 )
+from inspect_arenahard.evaluate.canaries import canary_answer, canary_samples
 from inspect_arenahard.evaluate.dataset import (
     Question,
     StoredAnswer,
@@ -55,6 +56,7 @@ from inspect_arenahard.evaluate.version_config import VersionConfig, version_con
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
 from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement
 from inspect_arenahard.judging.games import REFERENCE_ANSWER, role_bound, role_models
+from inspect_arenahard.stats.estimates import official_rules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -181,7 +183,7 @@ def _baseline_file(
         if override:
             raise
         folder = ArenaHardFolder(data_dir)
-        stored = {p.stem for p in folder.answer_files()}
+        stored = set(folder.answers_by_model())
         categories = sorted({str(q.category) for q in questions})
         runnable = [c for c in categories if baseline_for(config, c, None) in stored]
         needs = sorted(
@@ -240,11 +242,20 @@ def arenahard(**task_args: Any) -> Task:
     )
     if rule is not None:
         samples = stratified_order(samples, rule.seed)
+    samples += canary_samples(options.canaries)  # outside the visit order: adaptive stops skip none
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-{options.version}"),
-        solver=answer_with_baseline() if rule is None else adaptive_answer(**rule.options()),
+        solver=[
+            canary_answer(),
+            answer_with_baseline() if rule is None else adaptive_answer(**rule.options()),
+        ],
         scorer=scorer,
-        metrics=task_metrics(questions, committee=options.scorer == "committee", rule=rule),
+        metrics=task_metrics(
+            questions,
+            committee=options.scorer == "committee",
+            rule=rule,
+            unparsed=official_rules(options.version).unparsed,
+        ),
         early_stopping=None if rule is None else SkipLedger(),
         metadata={
             "arenahard_version": options.version,
@@ -353,21 +364,30 @@ def judge_settings(
 
 
 def task_metrics(
-    questions: list[Question], committee: bool = False, rule: StoppingRule | None = None
+    questions: list[Question],
+    committee: bool = False,
+    rule: StoppingRule | None = None,
+    unparsed: str = "game",
 ) -> list[Metric | dict[str, list[Metric]]] | None:
     """The pooled games-vs-baseline headline, the scorer's mean and stderr, plus the mean per
     category when there are several (so the
     log header, and ``inspect view``, tell hard prompts and creative writing apart) and, for
     adaptive judging, the anytime-valid interval (skipped samples are counted by the task's
-    :class:`~inspect_arenahard.evaluate.adaptive.SkipLedger`); None keeps the scorer's own metrics."""
-    metrics: list[Metric | dict[str, list[Metric]]] = [games_vs_baseline(), mean(), stderr()]
+    :class:`~inspect_arenahard.evaluate.adaptive.SkipLedger`); None keeps the scorer's own metrics.
+    ``unparsed`` is the version's official rule for unparsed games, so that the headline equals
+    the leaderboard."""
+    metrics: list[Metric | dict[str, list[Metric]]] = [
+        games_vs_baseline(unparsed),
+        mean(),
+        stderr(),
+    ]
     if committee:
         metrics.append(committee_agreement())
     if rule is not None:
         metrics.append(anytime_interval(**rule.options()))
     if len({q.category for q in questions}) > 1:
         metrics.append(grouped(mean(), "category", all=False))
-    return metrics if len(metrics) > 3 else None
+    return metrics if len(metrics) > 3 or unparsed != "game" else None
 
 
 def _check_judges(scorer: str, default_judge: str, source: str) -> None:
