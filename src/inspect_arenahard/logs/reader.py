@@ -372,7 +372,7 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
             summaries = (
                 raw_summaries(path, run.damaged)
                 if on_sample is None
-                else _handed_on(sample_records(path, run.damaged), path, on_sample)
+                else _full_samples(path, run, on_sample)
             )
         except DAMAGED as ex:
             result.runs.pop()
@@ -404,15 +404,18 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
     return result
 
 
-def _handed_on(
-    samples: Iterable[dict[str, Any]], path: str, on_sample: SampleReader
-) -> list[dict[str, Any]]:
-    """Every full sample of a log, each first handed to ``on_sample``."""
-    out = []
-    for sample in samples:
+def _full_samples(path: str, run: Run, on_sample: SampleReader) -> list[dict[str, Any]]:
+    """Every full sample of a log, each first handed to ``on_sample``; a damaged member (named
+    in ``run.damaged``) still gives its games from the summaries when those are intact."""
+    before = len(run.damaged)
+    samples = []
+    for sample in sample_records(path, run.damaged):
         on_sample(path, sample)
-        out.append(sample)
-    return out
+        samples.append(sample)
+    if len(run.damaged) > before:
+        have = {(s["id"], s["epoch"]) for s in samples}
+        samples += [s for s in raw_summaries(path) if (s["id"], s["epoch"]) not in have]
+    return samples
 
 
 def _sortable(key: tuple[Any, ...]) -> tuple[str, ...]:
