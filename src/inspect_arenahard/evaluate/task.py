@@ -35,6 +35,12 @@ from inspect_arenahard.evaluate.adaptive import (
     stopping_rule,
     stratified_order,
 )
+from inspect_arenahard.evaluate.canaries import (
+    DEFAULT_CANARIES,
+    canary_answer,
+    canary_samples,
+    check_canaries,
+)
 from inspect_arenahard.evaluate.dataset import (
     Question,
     StoredAnswer,
@@ -222,6 +228,7 @@ def arenahard(
     stop_alpha: float = 0.05,
     prompt_seed: int = 0,
     judge_batch: bool = False,
+    canaries: int = DEFAULT_CANARIES,
     **unknown: Any,
 ) -> Task:
     """Arena-Hard-Auto: pairwise LLM judging of a model against a baseline, both orders.
@@ -257,6 +264,9 @@ def arenahard(
         stop_alpha: 1 − confidence of the anytime-valid interval (default 0.05).
         prompt_seed: Seed of the stratified random order prompts are visited in.
         judge_batch: Send judge calls through the providers' batch APIs (cheaper, slower).
+        canaries: Canary pairs judged in both positions beside the prompts (shipped answers,
+            never cached, never ranked; 0 turns them off): two runs of one judge whose canary
+            verdicts differ beyond chance are not pooled (see docs/quality.md).
         **unknown: Refused with a suggestion: Inspect would only warn about a misspelt ``-T``
             argument and run with the default.
     """
@@ -283,6 +293,7 @@ def arenahard(
     )
     rule = stopping_rule(stop_at_ci, stop_when, versus, max_prompts, stop_alpha, prompt_seed)
     batch = check_bool("judge_batch", judge_batch)  # before any data is read or judge resolved
+    canary_count = check_canaries(canaries)
     cfg = version_config(version)
     settings = judge_settings(
         cfg, judge, judge_max_tokens, judge_temperature, judge_retries, strong_weight, cache
@@ -320,9 +331,13 @@ def arenahard(
     )
     if rule is not None:
         samples = stratified_order(samples, rule.seed)
+    samples += canary_samples(canary_count)  # outside the visit order: adaptive stops skip none
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-{version}"),
-        solver=answer_with_baseline() if rule is None else adaptive_answer(**rule.options()),
+        solver=[
+            canary_answer(),
+            answer_with_baseline() if rule is None else adaptive_answer(**rule.options()),
+        ],
         scorer=pairwise_judge(
             **settings,
             committee_rounds=committee_rounds if scorer == "committee" else None,

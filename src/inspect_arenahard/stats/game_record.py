@@ -68,6 +68,9 @@ class GameRecord(_RecordCore, total=False):
     """The run's verdict-changing judge settings as canonical JSON (template, temperature,
     max tokens, reference, neutralisation rules …): games with different settings are not pooled
     silently (:func:`inspect_arenahard.logs.reader.check_settings`)."""
+    canary: bool
+    """A canary game (fixed shipped answers, judged in every run): never ranked; the reader keeps
+    these apart (``LogGames.canaries``) to compare a judge's runs (:mod:`inspect_arenahard.stats.drift`)."""
 
 
 RECORD_FIELDS: tuple[str, ...] = tuple(_RecordCore.__annotations__)
@@ -127,16 +130,28 @@ class ScoredGame:
     @classmethod
     def parse(cls, raw: Any, where: str) -> ScoredGame:
         """A scored game from its JSON entry, or one ``ValueError`` naming ``where`` and the field."""
-        game = check_game(raw, where, SCORED_GAME_FIELDS)
-        number, attempts = game["game"], game.get("attempts", 1)
-        if not isinstance(number, int) or isinstance(number, bool):
-            raise ValueError(f"{where}: field 'game' must be a game number, got {number!r}")
+        try:  # the common case first: a well-formed entry (logs hold many)
+            judge, number, position = raw["judge"], raw["game"], raw["model_position"]
+            label, parsed, attempts = raw["label"], raw["parsed"], raw.get("attempts", 1)
+            well_formed = (
+                type(number) is int
+                and position in ("A", "B")
+                and (label is None or label in LABELS)
+            )
+        except (KeyError, TypeError, AttributeError):
+            well_formed = False
+        if not well_formed:
+            game = check_game(raw, where, SCORED_GAME_FIELDS)  # raises, naming the field
+            judge, number, position = game["judge"], game["game"], game["model_position"]
+            label, parsed, attempts = game["label"], game["parsed"], game.get("attempts", 1)
+            if not isinstance(number, int) or isinstance(number, bool):
+                raise ValueError(f"{where}: field 'game' must be a game number, got {number!r}")
         return cls(
-            judge=str(game["judge"]),
+            judge=str(judge),
             game=number,
-            model_position=game["model_position"],
-            label=game["label"],
-            parsed=bool(game["parsed"]),
+            model_position=position,
+            label=label,
+            parsed=bool(parsed),
             attempts=attempts if isinstance(attempts, int) else 1,
         )
 
@@ -179,6 +194,9 @@ class GameScore:
     """A peer battle's sides and its cut or incomplete turns (Auto-Arena)."""
     skipped: str | None = None
     """Why adaptive judging did not need the sample (then there are no games)."""
+    canary: bool = False
+    """A canary (shipped answers judged in every run, :mod:`inspect_arenahard.evaluate.canaries`):
+    its games are never ranked; the log reader keeps them apart for the drift check."""
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -207,6 +225,7 @@ class GameScore:
             "neutralised": self.neutralised,
             "committee": self.committee,
             "battle": self.battle,
+            "canary": True if self.canary else None,
         }
         out.update(
             {
@@ -241,15 +260,14 @@ class GameScore:
             model=metadata.get("model") or None,
             baseline=baseline,
             category=metadata.get("category"),
-            games=tuple(
-                ScoredGame.parse(g, f"{where} games[{k}]") for k, g in enumerate(raw_games)
-            ),
+            games=tuple(_parse_games(raw_games, where)),
             strong_weight=STRONG_WEIGHT if weight is None else _weight(weight, where),
             style=metadata.get("style"),
             neutralisation=metadata.get("neutralisation"),
             neutralised=metadata.get("neutralised"),
             committee=metadata.get("committee"),
             battle=metadata.get("battle"),
+            canary=bool(metadata.get("canary")),
         )
 
     def records(
@@ -265,7 +283,7 @@ class GameScore:
     ) -> list[GameRecord]:
         """One :class:`GameRecord` per game; ``model`` stands in when the score names none, and
         ``settings`` (the run's verdict-changing settings, canonical JSON) travel in each."""
-        return [
+        records: list[GameRecord] = [
             {
                 "log": log,
                 "question_id": question_id,
@@ -286,6 +304,15 @@ class GameScore:
             }
             for game in self.games
         ]
+        if self.canary:
+            for record in records:
+                record["canary"] = True
+        return records
+
+
+def _parse_games(raw_games: list[Any], where: str) -> Iterable[ScoredGame]:
+    for k, raw in enumerate(raw_games):
+        yield ScoredGame.parse(raw, f"{where} games[{k}]")
 
 
 def _weight(value: Any, where: str) -> int:

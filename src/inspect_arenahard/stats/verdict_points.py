@@ -26,6 +26,8 @@ def check_strong_weight(value: object, name: str = "strong_weight") -> int:
     """``value`` as a strong weight, or one ``ValueError`` naming ``name``: a whole number of
     battles, at least 1 (a strong verdict stands for that many repeated battles, as in battle
     files; 1 counts it as an ordinary win). ``3.0`` and ``"3"`` (a ``-T`` value) are 3."""
+    if type(value) is int and value >= 1:
+        return value
     number: object = value
     if isinstance(value, str):
         try:
