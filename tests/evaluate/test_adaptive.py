@@ -110,8 +110,10 @@ def test_a_clearly_worse_model_stops_early_and_skipped_samples_make_no_calls() -
     # every skipped sample comes after every judged one in the visit order
     assert max(s.metadata[VISIT] for s in done) < min(s.metadata[VISIT] for s in skipped)
     assert log.eval.metadata["adaptive"]["versus"] == {"ref": 50.0}
-    # the header counts skipped samples exactly (metrics cannot: Inspect hands them scored ones)
+    # the header counts skipped samples exactly (metrics cannot: Inspect hands them scored ones),
+    # and Inspect's own count of unscored samples holds them too (every judged game parsed here)
     reasons = Counter(s.scores["pairwise_judge"].metadata[SKIPPED] for s in skipped)
+    assert log.results.scores[0].unscored_samples == len(skipped)  # type: ignore[union-attr]
     assert ledger(log) == {
         "samples": 120,
         "answered": len(done),
