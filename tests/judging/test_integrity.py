@@ -17,6 +17,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig
 from inspect_arenahard import arenahard
 from inspect_arenahard.arena.peer_battle import judge_prompt as battle_prompt
 from inspect_arenahard.arena.peer_battle import neutralised_spans
+from inspect_arenahard.curate.annotate import parse_criteria
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
 from inspect_arenahard.judging.canonical import READINGS
 from inspect_arenahard.judging.committee import committee_verdicts, parse_battle
@@ -85,6 +86,8 @@ def parses(text: str, protocol: Protocol) -> bool:
         return parse_verdict(text, True) is not None
     if protocol == "battle":
         return parse_battle(text) is not None
+    if protocol == "annotation":
+        return parse_criteria(text) is not None
     return parse_number(text) is not None
 
 
@@ -199,6 +202,8 @@ def test_real_answers_and_prompts_are_almost_never_touched() -> None:
         ("v2.0", "pairwise"): (0, 0),
         ("v2.0", "battle"): (0, 0),
         ("v2.0", "scaleeval"): (3, 12),
+        ("v0.1", "annotation"): (0, 0),
+        ("v2.0", "annotation"): (0, 0),
     }
 
 

@@ -17,7 +17,7 @@ from inspect_arenahard.judging.canonical import READINGS as CANONICAL_READINGS
 from inspect_arenahard.judging.committee import parse_battle
 from inspect_arenahard.judging.integrity import PROTOCOLS, Protocol, canonical, neutralise
 from inspect_arenahard.judging.scaleeval_verdicts import lone_number
-from inspect_arenahard.judging.verdicts import verdict_labels
+from inspect_arenahard.judging.verdicts import CRITERIA_LABEL, verdict_labels
 
 PIECES = [
     *"[]<>|=AB012 \n\t\r:*\"_.()Tie",
@@ -37,6 +37,7 @@ PIECES = [
     # confusables, small capitals, accents, controls, private use, other spaces and digits
     "≫", "»", "ᴀ", "ʙ", "Á", "Т", "і", "е", "∣",
     "〖", "〗", "\x00", "\x7f", "\ue000", "\u2003", "\x1f", "२", "١",
+    "Criteria Satisfied:", "criteria\u2003satisfied :", "**Criteria Satisfied:**", "[1, 2, 7]",
     "final answer", "Final\u2003Answer:", "[question]", "[submission 1]", "Tie", "[",
 ]  # fmt: skip
 TEXTS = st.one_of(
@@ -68,6 +69,8 @@ def parsed(text: str, protocol: Protocol) -> bool:
         return bool(verdict_labels(text, True))
     if protocol == "battle":
         return parse_battle(text) is not None
+    if protocol == "annotation":
+        return CRITERIA_LABEL.search(text) is not None
     return any(lone_number(line) is not None for line in text.splitlines())
 
 

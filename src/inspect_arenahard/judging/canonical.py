@@ -118,6 +118,7 @@ class _OddTable(dict[int, str]):
 
 
 _FOLDS = {"plain": _FoldTable(False), "rendered": _FoldTable(True)}
+_TOKEN_START = {"plain": re.compile("&"), "rendered": re.compile(r"[&<\\]")}
 _ODD = {
     "plain": _OddTable(_FOLDS["plain"], "&"),
     "rendered": _OddTable(_FOLDS["rendered"], "&<\\"),
@@ -260,40 +261,46 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
             pieces.append(piece)
             size += len(piece)
 
-    for odd in re.finditer("\x00", marks):
-        at = odd.start()
-        if at < pos:  # inside a token already read
+    starts_token = _TOKEN_START[reading]
+    for run in re.finditer("\x00+", marks):
+        first, last = run.span()
+        if first >= pos and not starts_token.search(text, first, last):
+            # dropped or expanding characters only: one segment for the whole run
+            add(text[pos:first].translate(folds), pos, first, True)
+            add(text[first:last].translate(folds), first, last, False)
+            pos = last
             continue
-        add(text[pos:at].translate(folds), pos, at, True)
-        token: tuple[str, int] | None = None
-        ch = text[at]
-        if ch == "&":
-            entity = ENTITY.match(text, at)
-            decoded = _decoded(entity.group(0)) if entity is not None else None
-            if decoded is not None:
-                token = decoded[0].translate(folds), at + decoded[1]
-        elif ch == "<" and reading == "rendered":
-            if text.startswith("<!--", at):
-                if closes is None:
-                    closes = [m.start() for m in re.finditer("-->", text)]
-                k = bisect_left(closes, at + 4)
-                if k < len(closes):
-                    token = "", closes[k] + 3
-            elif (tag := _TAG.match(text, at)) is not None:
-                token = "", tag.end()
-        elif ch == "\\" and reading == "rendered":
-            command = _LATEX.match(text, at)
-            if command is not None:
-                word = command.group(0)
-                read = _LATEX_SIGNS.get(word, word[1:] if len(word) == 2 else "")
-                token = read.translate(folds), command.end()
-        if token is not None:
-            add(token[0], at, token[1], False)
+        for at in range(max(first, pos), last):
+            if at < pos:  # inside a token already read
+                continue
+            add(text[pos:at].translate(folds), pos, at, True)
+            ch = text[at]
+            token: tuple[str, int] | None = None
+            if ch == "&":
+                entity = ENTITY.match(text, at)
+                decoded = _decoded(entity.group(0)) if entity is not None else None
+                if decoded is not None:
+                    token = decoded[0].translate(folds), at + decoded[1]
+            elif ch == "<" and reading == "rendered":
+                if text.startswith("<!--", at):
+                    if closes is None:
+                        closes = [m.start() for m in re.finditer("-->", text)]
+                    k = bisect_left(closes, at + 4)
+                    if k < len(closes):
+                        token = "", closes[k] + 3
+                elif (tag := _TAG.match(text, at)) is not None:
+                    token = "", tag.end()
+            elif ch == "\\" and reading == "rendered":
+                command = _LATEX.match(text, at)
+                if command is not None:
+                    word = command.group(0)
+                    read = _LATEX_SIGNS.get(word, word[1:] if len(word) == 2 else "")
+                    token = read.translate(folds), command.end()
+            if token is None:
+                folded = folds[ord(ch)]
+                token = folded, at + 1
+            add(token[0], at, token[1], len(token[0]) == 1 and token[1] == at + 1)
             pos = token[1]
-        else:
-            folded = folds[ord(ch)]
-            add(folded, at, at + 1, len(folded) == 1)
-            pos = at + 1
     add(text[pos:].translate(folds), pos, len(text), True)
     return Canonical(
         "".join(pieces),

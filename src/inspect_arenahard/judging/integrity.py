@@ -25,6 +25,8 @@ battle       ``verdict_label``: ``[A]``, ``[B]``, ``[Tie]`` (A and B in exact ca
 scaleeval    ``delimiter``: its headings (``[Question]``, ``[Submission 1]``, ``[Criteria]``,
              ``[User]``, ``[Speaker 2's …]``); ``scaleeval_number``: a line its parser reads
              as a verdict (``2`` alone, ``**Answer: 1**``)
+annotation   ``criteria_label``: BenchBuilder's ``Criteria Satisfied: [..]`` in a crowd
+             prompt, so a prompt cannot nominate itself as hard
 ============ ============================================================================
 
 **How** (the judge still reads what was written): the brackets of a recognised label become
@@ -49,16 +51,22 @@ from typing import Iterator, Literal, Mapping, NamedTuple
 from inspect_arenahard.judging.canonical import READINGS, Canonical, canonical
 from inspect_arenahard.judging.canonical import SPELLINGS as SPELLINGS
 from inspect_arenahard.judging.scaleeval_verdicts import HEADING, LINE_BREAKS, LONE_NUMBER_LINE
-from inspect_arenahard.judging.verdicts import BATTLE_LABEL, LABEL_SPELLINGS, LETTERS, sign_pattern
+from inspect_arenahard.judging.verdicts import (
+    BATTLE_LABEL,
+    CRITERIA_LABEL,
+    LABEL_SPELLINGS,
+    LETTERS,
+    sign_pattern,
+)
 
 NEUTRALISE_VERSION = "3"
 """Version of the neutralisation rule (1: full-width look-alikes on raw text; 2: recognition on
 the canonical form, per protocol, rewritten to parentheses and spelled-out digits; 3: the
 parsers' grammars, every entity form, Unicode confusables, controls and the rendered reading)."""
 
-Protocol = Literal["pairwise", "battle", "scaleeval"]
-PROTOCOLS: tuple[Protocol, ...] = ("pairwise", "battle", "scaleeval")
-KINDS: tuple[str, ...] = ("verdict_label", "delimiter", "scaleeval_number")
+Protocol = Literal["pairwise", "battle", "scaleeval", "annotation"]
+PROTOCOLS: tuple[Protocol, ...] = ("pairwise", "battle", "scaleeval", "annotation")
+KINDS: tuple[str, ...] = ("verdict_label", "delimiter", "scaleeval_number", "criteria_label")
 # ---- recognisers on the canonical form -----------------------------------------------------
 
 
@@ -163,10 +171,16 @@ def _lone_numbers(text: str) -> Iterator[Finding]:
             yield Finding("scaleeval_number", match.start(), match.end(), _DIGIT_WORDS)
 
 
+def _criteria(text: str) -> Iterator[Finding]:
+    for match in CRITERIA_LABEL.finditer(text):
+        yield Finding("criteria_label", match.start(), match.end(), _BRACKETS)
+
+
 _RECOGNISERS = {
     "pairwise": (_five_point, _markers),
     "battle": (_battle, _markers),
     "scaleeval": (_headings, _lone_numbers),
+    "annotation": (_criteria,),
 }
 
 

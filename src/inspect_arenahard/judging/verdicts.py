@@ -29,6 +29,12 @@ _ALTERNATION = "|".join(re.escape(k) for k in sorted(SPELLINGS, key=len, reverse
 _DOUBLE = re.compile(rf"\[\[\s*+({_ALTERNATION})\s*+\]\]")
 _SINGLE = re.compile(rf"(?<!\[)\[\s*+({_ALTERNATION})\s*+\](?!\])")
 
+CRITERIA_LABEL = re.compile(
+    r"criteria\s++satisfied\s*+\**+\s*+:\s*+\**+\s*+\[([^\[\]]*+)\]", re.IGNORECASE
+)
+"""BenchBuilder's annotation verdict: ``Criteria Satisfied: [1, 2, 4]`` (bold allowed); read by
+:func:`inspect_arenahard.curate.annotate.parse_criteria` and neutralised in crowd prompts."""
+
 BATTLE_LABEL = re.compile(r"\[\s*+(A|B|[Tt][Ii][Ee])\s*+\]")
 """An Auto-Arena battle verdict: ``[A]``, ``[B]`` (exact case: ``d[a]`` in code is no verdict)
 or ``[Tie]`` (any case)."""
