@@ -56,7 +56,7 @@ def print_cards(cards: list[JudgeCard]) -> None:
 def run_card(logs: Sequence[str], json_file: str | None) -> int:
     if not logs:
         raise UserError("--card reads arenahard_judgecard logs: give LOG paths")
-    from inspect_arenahard.logs.judge_cards import card_items  # lazy: Inspect is heavy
+    from inspect_arenahard.logs.card_items import card_items  # lazy: Inspect is heavy
 
     items, read, left_out = card_items(logs)
     for note in left_out:

@@ -183,7 +183,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
         from inspect_arenahard.report.audit_inputs import model_flags
 
         report.flags = model_flags(logs)
-    from inspect_arenahard.logs.judge_cards import card_items
+    from inspect_arenahard.logs.card_items import card_items
 
     report.evaluators = judge_cards(card_items(logs)[0])
     disputed = _disputed(games)
