@@ -24,15 +24,8 @@ from inspect_arenahard.report.costs import (
     log_costs,
     read_prices,
 )
-from inspect_arenahard.report.leaderboard_tables import (
-    format_tables,
-    plot_forest,
-    write_csv,
-    write_json,
-)
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.game_record import GameRecord
-from inspect_arenahard.stats.ranking import rank
 
 if TYPE_CHECKING:
     from inspect_arenahard.logs.reader import Run
@@ -91,6 +84,14 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspect_arenahard.report.leaderboard_tables import (
+        format_tables,
+        plot_forest,
+        write_csv,
+        write_json,
+    )
+    from inspect_arenahard.stats.ranking import rank
+
     runs: list[Run] = []
     inputs, pooled = _load(args, runs)
     options = ranking_options(args)

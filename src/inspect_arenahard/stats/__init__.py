@@ -15,6 +15,7 @@ __all__ = [
     "judge_bias",
     "power",
     "quality",
+    "rank_options",
     "ranking",
     "reference_comparison",
     "sandwich",
