@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from inspect_arenahard.curate.cache import progress
-from inspect_arenahard.curate.step_options import FilterOptions  # re-exported
+from inspect_arenahard.curate.step_options import FilterOptions as FilterOptions  # re-exported
 from inspect_arenahard.errors import UserError
 
 FILTER_OPTIONS = {

@@ -26,7 +26,7 @@ from inspect_arenahard.curate.annotation_logs import (
     read_scores,
 )
 from inspect_arenahard.curate.cache import Timer, file_digest, step_key, up_to_date, write_report
-from inspect_arenahard.curate.step_options import SelectOptions  # re-exported
+from inspect_arenahard.curate.step_options import SelectOptions as SelectOptions  # re-exported
 from inspect_arenahard.curate.topics import OUTLIER
 from inspect_arenahard.curate.work import Work
 

@@ -23,7 +23,7 @@ import numpy as np
 from inspect_arenahard.stats.battles import Battles, from_games, selection
 from inspect_arenahard.stats.combined import COMBINED, combine, prompts_per_category
 from inspect_arenahard.stats.estimates import Leaderboard, leaderboard, resolve_baseline
-from inspect_arenahard.stats.rank_options import RankingOptions
+from inspect_arenahard.stats.rank_options import RankingOptions as RankingOptions  # re-exported
 
 G = TypeVar("G", bound=Mapping[str, Any])
 DEFAULT_STYLE = "length,markdown"
