@@ -40,6 +40,7 @@ def test_bare_name_is_registered_by_the_entry_point() -> None:
         "autoarena_questions",
         "autoarena_battle",
         "arenahard_probes",
+        "arenahard_judgecard",
     ):
         assert registry_lookup("task", bare) is not None, bare
         assert registry_lookup("task", f"inspect_arenahard/{bare}") is not None, bare

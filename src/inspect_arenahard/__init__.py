@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr_
     from inspect_arenahard.evaluate.task import arenahard
     from inspect_arenahard.judging.games import JudgeSettings
     from inspect_arenahard.report.dataframes import battles_df, games_df, leaderboard_df
+    from inspect_arenahard.scaleeval.judgecard import arenahard_judgecard
     from inspect_arenahard.stats.ranking import RankingOptions
 
 __version__ = "0.1.0"
@@ -32,6 +33,7 @@ _EXPORTS = {
     "arenahard": "inspect_arenahard.evaluate.task",
     "arenahard_probes": "inspect_arenahard.evaluate.probes",
     "arenahard_annotate": "inspect_arenahard.curate.annotate",
+    "arenahard_judgecard": "inspect_arenahard.scaleeval.judgecard",
     "autoarena_questions": "inspect_arenahard.arena.examiner",
     "autoarena_battle": "inspect_arenahard.arena.peer_battle",
     # solvers, scorers and their settings
@@ -55,6 +57,7 @@ __all__ = [
     "answer_with_baseline",
     "arenahard",
     "arenahard_annotate",
+    "arenahard_judgecard",
     "arenahard_probes",
     "autoarena_battle",
     "autoarena_committee",

@@ -86,8 +86,12 @@ def test_a_clearly_worse_model_stops_early_and_skipped_samples_make_no_calls() -
     log, model_calls, judge_calls = run(
         "worse", judge_reply(model_wins=False), 120, stop_when="decided", versus="ref:50"
     )
-    # the adaptive_answer solver answers the prompts the run still needs and marks the rest skipped
-    assert [step.solver for step in log.plan.steps] == ["inspect_arenahard/adaptive_answer"]
+    # the adaptive_answer solver answers the prompts the run still needs and marks the rest
+    # skipped (canary_answer before it answers canaries only)
+    assert [step.solver for step in log.plan.steps] == [
+        "inspect_arenahard/canary_answer",
+        "inspect_arenahard/adaptive_answer",
+    ]
     done, skipped = split(log)
     assert len(done) + len(skipped) == 120
     assert len(done) < 30  # a model losing every game is below 50 within a couple dozen prompts

@@ -68,6 +68,8 @@ def print_power(judge: str, r: PowerReport) -> None:
             ],
         ],
     )
+    counts = ", ".join(f"{s.model} {s.n_prompts}" for s in r.models)
+    print(f"n = {r.n_prompts}: the median of the measured models' prompt counts ({counts})")
     print(
         "tests used: the leaderboard's own variance (its interval method, prompt-clustered by "
         "default); 'non-overlapping normal CIs' asks whether two models' intervals overlap, as the "

@@ -129,6 +129,25 @@ def read_json(path: str | Path) -> Any:
         raise UserError(f"{path}: not valid JSON ({ex.msg} at line {ex.lineno})") from None
 
 
+GZIP_SUFFIX = ".gz"
+
+
+def jsonl_file(path: Path) -> Path:
+    """``path``, or its gzip copy ``path.gz`` when only that exists (the shipped sample is read
+    compressed); ``path`` itself when neither exists, so the caller's error names it."""
+    packed = path.with_name(path.name + GZIP_SUFFIX)
+    return packed if not path.exists() and packed.is_file() else path
+
+
+def jsonl_files(folder: Path) -> dict[str, Path]:
+    """The ``.jsonl`` and ``.jsonl.gz`` files of a folder by name without the suffixes, sorted
+    (a plain file wins over a gzip copy of the same name)."""
+    found: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.jsonl.gz")) + sorted(folder.glob("*.jsonl")):
+        found[path.name.removesuffix(GZIP_SUFFIX).removesuffix(".jsonl")] = path
+    return dict(sorted(found.items()))
+
+
 def record_at(path: str | Path, index: int) -> tuple[int, Any]:
     """(line number, value) of the ``index``-th record (from 0; blank lines are not records, as
     in :func:`read_jsonl`) of a local JSONL file, parsing only that line: a columnar reader that

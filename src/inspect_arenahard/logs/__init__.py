@@ -6,5 +6,7 @@ arena-hard-auto judgments into them, and battle files ranked like them.
 __all__ = [
     "battle_files",
     "importer",
+    "judge_cards",
+    "ranked_games",
     "reader",
 ]

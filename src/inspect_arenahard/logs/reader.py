@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import inspect_ai._util.zipfile  # noqa: F401  (teaches stdlib zipfile the zstd that .eval files use)
 from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sample_summaries
@@ -30,10 +30,10 @@ from orjson import loads as _orjson_loads  # ~3× faster than json on sample sum
 from zstandard import ZstdError
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.evaluate.adaptive import SKIPPED, header_adaptive, run_note
+from inspect_arenahard.evaluate.adaptive import header_adaptive, run_note
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
-from inspect_arenahard.stats.game_record import SCORED_GAME_FIELDS, GameRecord, check_game
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
+from inspect_arenahard.stats.drift import canary_drift
+from inspect_arenahard.stats.game_record import GameRecord, GameScore
 
 DAMAGED = (
     KeyError, ValueError, TypeError, OSError, EOFError, NotImplementedError, zipfile.BadZipFile,
@@ -88,6 +88,8 @@ class Run:
     """Samples adaptive judging did not need (no model or judge call; not games, not failures)."""
     adaptive: dict[str, Any] | None = None
     """Adaptive judging's rule and outcome (:attr:`Header.adaptive`)."""
+    canary_games: int = 0
+    """Canary games of this log (:mod:`inspect_arenahard.evaluate.canaries`): never ranked."""
 
 
 @dataclass
@@ -101,6 +103,9 @@ class LogGames:
     """(older log, newer log) -> games of the older one the newer one re-judged."""
     ignored: list[tuple[str, str]] = field(default_factory=list)
     """(path, reason) for logs that are not arenahard judge logs or cannot be read at all."""
+    canaries: list[GameRecord] = field(default_factory=list)
+    """Canary games of every run read (``canary`` true), kept apart from ``games``: they are
+    never ranked, and each run keeps its own (drift compares runs, :mod:`inspect_arenahard.stats.drift`)."""
 
     @property
     def superseded(self) -> list[tuple[Run, Run]]:
@@ -134,10 +139,11 @@ class LogGames:
     def summary(self) -> str:
         """The one line every ranking prints: what was read, replaced, excluded, damaged, skipped."""
         c = self.counts()
+        canaries = f", {len(self.canaries)} canary games (never ranked)" if self.canaries else ""
         return (
             f"games: {c['read']} read from {len(self.kept_runs)} logs, {c['replaced']} replaced by "
             f"newer judgments, {c['unparsed']} excluded (unparsed), {c['damaged']} damaged "
-            f"members, {c['skipped']} files skipped"
+            f"members, {c['skipped']} files skipped{canaries}"
         )
 
     def notes(self) -> list[str]:
@@ -346,15 +352,28 @@ def game_key(game: GameRecord) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-def read_games(paths: Sequence[str | Path]) -> LogGames:
-    """Game records from every arenahard judge log under ``paths``, each game counted once."""
+SampleReader = Callable[[str, dict[str, Any]], None]
+"""Called with (log path, full sample record) for every sample of every judge log read: what the
+leaderboard's audit and cost columns take from the same read as the games."""
+
+
+def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = None) -> LogGames:
+    """Game records from every arenahard judge log under ``paths``, each game counted once.
+
+    Without ``on_sample`` only the sample summaries are read (fast); with it each sample is read
+    once in full, handed to ``on_sample`` and its games taken from the same record.
+    """
     selected, result = select_runs(paths)
     kept: dict[tuple[Any, ...], tuple[GameRecord, Run]] = {}
     for path, header in selected:
         run = _run(path, header)
         result.runs.append(run)
         try:
-            summaries = raw_summaries(path, run.damaged)
+            summaries = (
+                raw_summaries(path, run.damaged)
+                if on_sample is None
+                else _handed_on(sample_records(path, run.damaged), path, on_sample)
+            )
         except DAMAGED as ex:
             result.runs.pop()
             result.ignored.append((path, f"damaged log, samples unreadable ({_brief(ex)})"))
@@ -366,6 +385,10 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
                 continue
             if found is SKIPPED_SAMPLE:
                 run.skipped_samples += 1
+                continue
+            if found and found[0].get("canary"):
+                result.canaries += found
+                run.canary_games += len(found)
                 continue
             run.samples += 1
             run.games += len(found)
@@ -379,6 +402,17 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
                 kept[key] = (game, run)
     result.games = [kept[key][0] for key in sorted(kept, key=_sortable)]
     return result
+
+
+def _handed_on(
+    samples: Iterable[dict[str, Any]], path: str, on_sample: SampleReader
+) -> list[dict[str, Any]]:
+    """Every full sample of a log, each first handed to ``on_sample``."""
+    out = []
+    for sample in samples:
+        on_sample(path, sample)
+        out.append(sample)
+    return out
 
 
 def _sortable(key: tuple[Any, ...]) -> tuple[str, ...]:
@@ -399,8 +433,6 @@ def _sample_games(
     if not isinstance(score, dict) or not score.get("metadata"):
         return None
     metadata = score["metadata"]
-    if metadata.get(SKIPPED):
-        return SKIPPED_SAMPLE
     if any(
         isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
         for k in ("games", "style")
@@ -415,8 +447,13 @@ def _sample_games(
         (n.split("/")[-1] for n in summary.get("scores") or {} if n.split("/")[-1] in GAME_SCORERS),
         SCORER,
     )
-    games = list(_games(summary["id"], summary["epoch"], header, metadata, path, protocol))
-    run.unparsed += sum(not g["parsed"] for g in games)
+    where = f"{path}: sample {summary['id']} (epoch {summary['epoch']}): score metadata"
+    game_score = GameScore.parse(metadata, where)
+    if game_score.skipped is not None:
+        return SKIPPED_SAMPLE
+    games = _games(summary["id"], summary["epoch"], header, game_score, path, protocol)
+    if not game_score.canary:
+        run.unparsed += sum(not g["parsed"] for g in games)
     return games
 
 
@@ -469,6 +506,30 @@ def check_settings(games: Sequence[GameRecord], pool: bool = False) -> list[str]
     raise UserError(
         f"games judged under different settings are not pooled ({detail}); rank them apart, "
         "re-judge, or pass --pool-settings to pool them (outputs are then labelled)"
+    )
+
+
+def check_drift(result: LogGames, pool: bool = False) -> list[str]:
+    """Runs pooled under one judge name whose canary verdicts differ beyond chance
+    (:mod:`inspect_arenahard.stats.drift`), each later run against the judge's first.
+
+    Refused with one line naming the runs and how many canary games disagree, unless ``pool``:
+    then one label per drifted run is returned so that every output can say so."""
+    kept = [run.path for run in result.kept_runs]
+    wanted = set(kept)
+    canaries = [g for g in result.canaries if g.get("log") in wanted]
+    drifted = [c for judge in canary_drift(canaries, kept) for c in judge.drifted]
+    labels = [
+        f"canary drift of judge {c.judge}: {c.later} against {c.earlier} "
+        f"({c.disagree} of {c.games} canary games disagree, p={c.p_value:.2g})"
+        for c in drifted
+    ]
+    if pool or not labels:
+        return labels
+    raise UserError(
+        f"runs of one judge whose canary verdicts differ beyond chance are not pooled ({'; '.join(labels)}); "
+        "the judge changed between them: rank them apart, re-judge, or pass --pool-settings to pool them "
+        "(outputs are then labelled)"
     )
 
 
@@ -552,41 +613,24 @@ def _games(
     sample_id: Any,
     epoch: int,
     header: Header,
-    metadata: dict[str, Any],
+    score: GameScore,
     log: str,
     protocol: str = SCORER,
-) -> Iterable[GameRecord]:
-    where = f"{log}: sample {sample_id} (epoch {epoch}): score metadata"
-    games = metadata.get("games", [])
-    if not games:
-        return
-    baseline = metadata.get("baseline")
-    if not isinstance(baseline, str):
-        raise ValueError(f"{where}: field 'baseline' (the baseline model) is missing")
-    weight = metadata.get("strong_weight", STRONG_WEIGHT)
+) -> list[GameRecord]:
+    """The game records of one sample's parsed score, with the run's settings and the rules
+    that neutralised the answers the judge saw."""
     settings = header.settings
-    if "neutralisation" in metadata:  # the rules that rewrote the answers the judge saw
+    if score.neutralisation is not None:  # the rules that rewrote the answers the judge saw
         settings = json.dumps(
-            {**json.loads(settings or "{}"), "neutralisation": metadata["neutralisation"]},
+            {**json.loads(settings or "{}"), "neutralisation": score.neutralisation},
             sort_keys=True,
         )
-    for k, game in enumerate(games):
-        check_game(game, f"{where} games[{k}]", SCORED_GAME_FIELDS)
-        yield {
-            "log": log,
-            "question_id": str(sample_id),
-            "epoch": epoch,
-            "model": metadata.get("model") or header.model,
-            "baseline": baseline,
-            "judge": game["judge"],
-            "category": metadata.get("category"),
-            "game": game["game"],
-            "model_position": game["model_position"],
-            "label": game["label"],
-            "parsed": bool(game["parsed"]),
-            "style": metadata.get("style"),
-            "version": header.version,
-            "protocol": protocol,
-            "strong_weight": int(weight) if float(weight).is_integer() else weight,
-            "settings": settings,
-        }
+    return score.records(
+        question_id=str(sample_id),
+        epoch=epoch,
+        model=header.model,
+        log=log,
+        version=header.version,
+        protocol=protocol,
+        settings=settings,
+    )

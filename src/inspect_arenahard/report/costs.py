@@ -6,7 +6,8 @@ Every model call Inspect makes is a ``model`` event carrying its role (``judge``
 from Inspect's cache (``cache: read``) are counted apart: they cost nothing. A call without a
 recorded cost is priced from a table of list prices (``PRICES``, overridable with a file in the
 format of Inspect's ``--model-cost-config``); a call that neither covers is counted as unpriced,
-never as free.
+never as free. Calls made for canary games (:mod:`inspect_arenahard.evaluate.canaries`) are
+counted under their role with `` (canaries)`` appended: a fixed cost per run, never cached.
 """
 
 from __future__ import annotations
@@ -16,12 +17,19 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orjson import loads  # as the log reader: ~3× faster than json
 
+from inspect_arenahard.evaluate.canaries import is_canary
+
+if TYPE_CHECKING:
+    from inspect_arenahard.logs.reader import LogGames
+
 MODEL_ROLE = "model"
 """Role name given to the calls of the model under test (Inspect records no role for them)."""
+CANARY_ROLE_SUFFIX = " (canaries)"
+"""Appended to the role of calls made for canary games (``judge (canaries)``)."""
 
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-4o-mini": (0.15, 0.60),
@@ -330,12 +338,22 @@ def format_costs(report: CostReport) -> str:
 def run_cost(path: str, model: str, prices: Mapping[str, tuple[float, float]] = PRICES) -> RunCost:
     """Usage per role and serving model over every model event of one log."""
     run = RunCost(path=path, model=model)
-    for event in model_events(path):
-        role = event.get("role") or MODEL_ROLE
-        served = str(event.get("model"))
-        usage = run.roles.setdefault(role, {}).setdefault(served, Usage())
-        _add_call(usage, served, event, prices)
+    for event, canary in sample_model_events(path):
+        _add_event(run.roles, event, prices, canary)
     return run
+
+
+def _add_event(
+    roles: dict[str, dict[str, Usage]],
+    event: Mapping[str, Any],
+    prices: Mapping[str, tuple[float, float]],
+    canary: bool = False,
+) -> None:
+    """Count one ``model`` event under its role and serving model (a canary's under the role
+    with :data:`CANARY_ROLE_SUFFIX`: a judge's fixed cost per run, shown on its own line)."""
+    role = (event.get("role") or MODEL_ROLE) + (CANARY_ROLE_SUFFIX if canary else "")
+    served = str(event.get("model"))
+    _add_call(roles.setdefault(role, {}).setdefault(served, Usage()), served, event, prices)
 
 
 def _add_call(
@@ -369,6 +387,12 @@ def _add_call(
 
 def model_events(path: str) -> Iterable[dict[str, Any]]:
     """The ``model`` events of every sample of a log, as plain dicts (``.eval`` read as raw JSON)."""
+    for event, _ in sample_model_events(path):
+        yield event
+
+
+def sample_model_events(path: str) -> Iterable[tuple[dict[str, Any], bool]]:
+    """(``model`` event, whether its sample is a canary) for every sample of a log."""
     from inspect_arenahard.files.storage import open_archive
 
     if path.endswith(".eval"):
@@ -386,33 +410,60 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
                         ValueError
                     ):  # NaN scores (unscored samples) are valid to Python's parser only
                         sample = json.loads(raw)
+                    canary = is_canary(sample.get("metadata"))
                     for event in sample.get("events") or []:
                         if event.get("event") == "model":
-                            yield event
+                            yield event, canary
         return
     from inspect_ai.log import read_eval_log
 
     for sample in read_eval_log(path).samples or []:
         for event in sample.events:
             if event.event == "model":
-                yield json.loads(event.model_dump_json(exclude_none=True))
+                yield (
+                    json.loads(event.model_dump_json(exclude_none=True)),
+                    is_canary(sample.metadata),
+                )
+
+
+@dataclass
+class UsageReader:
+    """Usage per log, counted from the samples a pass over the logs hands over
+    (:data:`inspect_arenahard.logs.reader.SampleReader`), so costs need no read of their own."""
+
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: PRICES)
+    roles_by_log: dict[str, dict[str, dict[str, Usage]]] = field(default_factory=dict)
+
+    def __call__(self, path: str, sample: dict[str, Any]) -> None:
+        """Count one sample's model calls."""
+        roles = self.roles_by_log.setdefault(path, {})
+        canary = is_canary(sample.get("metadata"))
+        for event in sample.get("events") or []:
+            if event.get("event") == "model":
+                _add_event(roles, event, self.prices, canary)
+
+    def report(self, result: LogGames) -> CostReport:
+        """Usage of the runs ``result`` ranks (those with a game no newer run re-judged), and of
+        the re-runs it set aside entirely."""
+        report = CostReport()
+        for run in result.kept_runs:
+            cost = self._run_cost(run.path, run.model)
+            if run.adaptive is not None:
+                cost.judged_samples, cost.skipped_samples = run.samples, run.skipped_samples
+            report.runs.append(cost)
+        report.superseded = [self._run_cost(old.path, old.model) for old, _ in result.superseded]
+        return report
+
+    def _run_cost(self, path: str, model: str) -> RunCost:
+        return RunCost(path=path, model=model, roles=self.roles_by_log.get(path, {}))
 
 
 def log_costs(
     paths: Sequence[str | Path], prices: Mapping[str, tuple[float, float]] | None = None
 ) -> CostReport:
     """Usage of the judge runs under ``paths`` that a leaderboard uses (those with at least one
-    game no newer run re-judged), and of the re-runs it set aside entirely."""
+    game no newer run re-judged), and of the re-runs it set aside entirely (one read per log)."""
     from inspect_arenahard.logs.reader import read_games
 
-    table = PRICES if prices is None else {**PRICES, **prices}
-    result = read_games(paths)
-    report = CostReport()
-    report.runs = []
-    for run in result.kept_runs:
-        cost = run_cost(run.path, run.model, table)
-        if run.adaptive is not None:
-            cost.judged_samples, cost.skipped_samples = run.samples, run.skipped_samples
-        report.runs.append(cost)
-    report.superseded = [run_cost(old.path, old.model, table) for old, _ in result.superseded]
-    return report
+    usage = UsageReader(PRICES if prices is None else {**PRICES, **prices})
+    return usage.report(read_games(paths, usage))
