@@ -22,26 +22,12 @@ from inspect_arenahard.cli.options import (
 )
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.logs.battle_files import read_battles_jsonl
-from inspect_arenahard.report.costs import (
-    PRICES,
-    CostReport,
-    UsageReader,
-    format_cost,
-    format_costs,
-    read_prices,
-)
-from inspect_arenahard.report.leaderboard_tables import (
-    format_tables,
-    plot_forest,
-    write_csv,
-    write_json,
-)
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.game_record import GameRecord
-from inspect_arenahard.stats.ranking import rank
 
 if TYPE_CHECKING:
     from inspect_arenahard.logs.reader import Run
+    from inspect_arenahard.report.costs import CostReport
 
 EXAMPLES = """examples:
   arenahard leaderboard logs/
@@ -100,6 +86,14 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspect_arenahard.report.leaderboard_tables import (
+        format_tables,
+        plot_forest,
+        write_csv,
+        write_json,
+    )
+    from inspect_arenahard.stats.ranking import rank
+
     read = _load(args)
     options = ranking_options(args)
     ranking = rank(read.inputs, options)
@@ -123,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
             f"combined: prompt-weighted mean of the category scores; not in every category, so left out: {', '.join(left_out)}"
         )
     if read.costs:
+        from inspect_arenahard.report.costs import format_costs
+
         print("\n" + format_costs(read.costs))
     if args.json:
         write_json(args.json, tables, extra)
@@ -159,6 +155,8 @@ def _model_columns(
             extra[m]["flags"] = list(read.flags.get(m, []))
     costs = read.costs
     if costs:
+        from inspect_arenahard.report.costs import format_cost
+
         columns["cost"] = {m: format_cost(costs.total_for(m)) for m in costs.per_model()}
         for m in costs.per_model():
             extra.setdefault(m, {}).update(costs.record(m))
@@ -207,6 +205,7 @@ def _load(args: argparse.Namespace) -> _Read:
     # lazy: the log reader and the audit pull in Inspect
     from inspect_arenahard.logs.ranked_games import read_ranked_logs
     from inspect_arenahard.report.audit_inputs import AnswerReader, audit_samples, flags_of
+    from inspect_arenahard.report.costs import PRICES, UsageReader, read_prices
 
     answers = None if args.no_audit else AnswerReader()
     usage = None

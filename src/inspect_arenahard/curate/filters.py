@@ -17,46 +17,8 @@ import numpy as np
 import pandas as pd
 
 from inspect_arenahard.curate.cache import progress
+from inspect_arenahard.curate.step_options import FilterOptions as FilterOptions  # re-exported
 from inspect_arenahard.errors import UserError
-
-
-@dataclass
-class FilterOptions:
-    """Which text filters run and their thresholds (CLI flags and config keys)."""
-
-    first_turn: bool = field(
-        default=False,
-        metadata={
-            "help": "keep multi-turn conversations by their first user turn (default: drop them)"
-        },
-    )
-    min_chars: int = field(
-        default=32, metadata={"help": "keep prompts longer than this many characters (papers: 32)"}
-    )
-    max_chars: int = field(
-        default=16_000, metadata={"help": "truncate prompts longer than this many characters"}
-    )
-    languages: list[str] = field(
-        default_factory=lambda: ["en"],
-        metadata={"help": "ISO 639-1 codes to keep; 'any' keeps every language"},
-    )
-    language_min_confidence: float = field(
-        default=0.5,
-        metadata={
-            "help": "drop a prompt only when the detector is at least this sure it is another language"
-        },
-    )
-    hook: str | None = field(
-        default=None,
-        metadata={
-            "help": "PII/unsafe filter 'module:function'; the function gets a prompt and returns a reason to drop it or None"
-        },
-    )
-    near_dup_threshold: float = field(
-        default=0.95,
-        metadata={"help": "drop a prompt whose embedding cosine with a kept one is at least this"},
-    )
-
 
 FILTER_OPTIONS = {
     "multi_turn": "first_turn",

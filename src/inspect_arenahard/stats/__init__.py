@@ -18,6 +18,7 @@ __all__ = [
     "judge_card",
     "power",
     "quality",
+    "rank_options",
     "ranking",
     "reference_comparison",
     "sandwich",
