@@ -154,6 +154,9 @@ def test_stratified_order_keeps_the_category_mix_in_every_prefix() -> None:
         version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100
     )
     samples = list(task.dataset)
+    # the canary pairs follow the visit order, outside it (adaptive stopping never skips them)
+    samples, canaries = samples[:750], samples[750:]
+    assert len(canaries) == 16 and not any(VISIT in (c.metadata or {}) for c in canaries)
     assert [s.metadata[VISIT] for s in samples] == list(range(750))
     share = {"hard_prompt": 500 / 750, "creative_writing": 250 / 750}
     counts: Counter[str] = Counter()
