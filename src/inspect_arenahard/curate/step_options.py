@@ -209,6 +209,13 @@ class FilterOptions:
             "help": "PII/unsafe filter 'module:function'; the function gets a prompt and returns a reason to drop it or None"
         },
     )
+    drop_judge_text: bool = field(
+        default=False,
+        metadata={
+            "help": "drop prompts carrying text only a judge or annotator writes (verdict labels, "
+            "criteria lists, chat-template turns); by default they are counted and kept, neutralised"
+        },
+    )
     near_dup_threshold: float = field(
         default=0.95,
         metadata={"help": "drop a prompt whose embedding cosine with a kept one is at least this"},

@@ -3,9 +3,12 @@
 A language model does not read an answer byte for byte. It decodes HTML entities (also without
 their semicolon, also with leading zeros), takes full-width, mathematical, small-capital and
 other-script look-alikes for the letters and signs they resemble, ignores invisible, control and
-private-use characters, folds accents, and often reads Markdown or HTML as rendered. Two
+private-use characters, folds accents, and often reads Markdown or HTML as rendered. Three
 readings cover this:
 
+``raw``
+    the text as written (what the parsers read; it differs from ``plain`` only where an entity
+    decodes over characters that follow it, as ``&#x3eCriteria`` does);
 ``plain``
     every character folded by :func:`fold` (entities decoded; NFKD with combining marks removed,
     then NFC; look-alikes from :data:`LOOKALIKES` mapped; characters of categories Cf, Cc (other
@@ -30,12 +33,13 @@ import unicodedata
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
+from heapq import merge
 from html.entities import html5
 from importlib.resources import files
 from typing import Iterable, Literal
 
-Reading = Literal["plain", "rendered"]
-READINGS: tuple[Reading, ...] = ("plain", "rendered")
+Reading = Literal["raw", "plain", "rendered"]
+READINGS: tuple[Reading, ...] = ("raw", "plain", "rendered")
 SPELLINGS: tuple[str, ...] = (
     "raw",
     "entity",
@@ -104,8 +108,8 @@ class _FoldTable(dict[int, str]):
 
 
 class _OddTable(dict[int, str]):
-    """Marks (``\\x00``) the characters that start a token (``&``; ``<`` and ``\\`` when
-    rendered) or whose fold is not exactly one character."""
+    """Marks (``\\x00``) the characters that may start an entity (``&``) or whose fold is not
+    exactly one character."""
 
     def __init__(self, folds: _FoldTable, starts: str) -> None:
         super().__init__()
@@ -118,11 +122,7 @@ class _OddTable(dict[int, str]):
 
 
 _FOLDS = {"plain": _FoldTable(False), "rendered": _FoldTable(True)}
-_TOKEN_START = {"plain": re.compile("&"), "rendered": re.compile(r"[&<\\]")}
-_ODD = {
-    "plain": _OddTable(_FOLDS["plain"], "&"),
-    "rendered": _OddTable(_FOLDS["rendered"], "&<\\"),
-}
+_ODD = {"plain": _OddTable(_FOLDS["plain"], "&"), "rendered": _OddTable(_FOLDS["rendered"], "&")}
 ENTITY = re.compile(r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[^\t\n\f <&#;]{1,32}+;?)")
 """What Python's ``html.unescape`` looks at: numeric entities (any number of digits, the
 semicolon optional) and names of up to 32 characters (those HTML5 allows without a semicolon
@@ -139,6 +139,8 @@ _LATEX = re.compile(
     r"|(?:gt|lt|vert|lvert|rvert|mid|lbrack|rbrack|langle|rangle)(?![A-Za-z])"
     r"|[!-/:-@\[-`{-~])"
 )
+_RENDER_TOKEN = re.compile(rf"<!--|(?i:{_TAG.pattern})|{_LATEX.pattern}")
+"""Where a rendered reading hides or rewrites text (one scan of the whole text)."""
 _LATEX_SIGNS = {
     "\\gt": ">",
     "\\lt": "<",
@@ -242,6 +244,8 @@ def _spelling(ch: str) -> str:
 
 def canonical(text: str, reading: Reading = "plain") -> Canonical:
     """``text`` as read in ``reading`` (module docstring), with the map back to the original."""
+    if reading == "raw":
+        return Canonical(text, text, [0], [0], [len(text)], [True], reading)
     folds, marks = _FOLDS[reading], text.translate(_ODD[reading])
     starts: list[int] = []
     origins: list[int] = []
@@ -261,46 +265,50 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
             pieces.append(piece)
             size += len(piece)
 
-    starts_token = _TOKEN_START[reading]
-    for run in re.finditer("\x00+", marks):
-        first, last = run.span()
-        if first >= pos and not starts_token.search(text, first, last):
+    runs = ((m.start(), m.end(), None) for m in re.finditer("\x00+", marks))
+    events: Iterable[tuple[int, int, re.Match[str] | None]] = runs
+    if reading == "rendered":
+        tokens = ((m.start(), m.end(), m) for m in _RENDER_TOKEN.finditer(text))
+        events = merge(runs, tokens, key=lambda event: event[0])
+    for first, last, markup in events:
+        if markup is not None:  # a tag, comment or LaTeX command a renderer does not show
+            if first < pos:
+                continue
+            word = markup.group(0)
+            if word == "<!--":
+                if closes is None:
+                    closes = [m.start() for m in re.finditer("-->", text)]
+                k = bisect_left(closes, first + 4)
+                if k == len(closes):
+                    continue  # never closed: shown as written
+                last = closes[k] + 3
+            read = _LATEX_SIGNS.get(word, word[1:] if word[:1] == "\\" and len(word) == 2 else "")
+            add(text[pos:first].translate(folds), pos, first, True)
+            add(read.translate(folds), first, last, False)
+            pos = last
+            continue
+        if last <= pos:
+            continue
+        first = max(first, pos)
+        if "&" not in text[first:last]:
             # dropped or expanding characters only: one segment for the whole run
             add(text[pos:first].translate(folds), pos, first, True)
             add(text[first:last].translate(folds), first, last, False)
             pos = last
             continue
-        for at in range(max(first, pos), last):
-            if at < pos:  # inside a token already read
+        for at in range(first, last):
+            if at < pos:  # inside an entity already read
                 continue
             add(text[pos:at].translate(folds), pos, at, True)
-            ch = text[at]
-            token: tuple[str, int] | None = None
-            if ch == "&":
-                entity = ENTITY.match(text, at)
-                decoded = _decoded(entity.group(0)) if entity is not None else None
-                if decoded is not None:
-                    token = decoded[0].translate(folds), at + decoded[1]
-            elif ch == "<" and reading == "rendered":
-                if text.startswith("<!--", at):
-                    if closes is None:
-                        closes = [m.start() for m in re.finditer("-->", text)]
-                    k = bisect_left(closes, at + 4)
-                    if k < len(closes):
-                        token = "", closes[k] + 3
-                elif (tag := _TAG.match(text, at)) is not None:
-                    token = "", tag.end()
-            elif ch == "\\" and reading == "rendered":
-                command = _LATEX.match(text, at)
-                if command is not None:
-                    word = command.group(0)
-                    read = _LATEX_SIGNS.get(word, word[1:] if len(word) == 2 else "")
-                    token = read.translate(folds), command.end()
-            if token is None:
-                folded = folds[ord(ch)]
-                token = folded, at + 1
-            add(token[0], at, token[1], len(token[0]) == 1 and token[1] == at + 1)
-            pos = token[1]
+            entity = ENTITY.match(text, at) if text[at] == "&" else None
+            decoded = _decoded(entity.group(0)) if entity is not None else None
+            if decoded is not None:
+                add(decoded[0].translate(folds), at, at + decoded[1], False)
+                pos = at + decoded[1]
+            else:
+                folded = folds[ord(text[at])]
+                add(folded, at, at + 1, len(folded) == 1)
+                pos = at + 1
     add(text[pos:].translate(folds), pos, len(text), True)
     return Canonical(
         "".join(pieces),

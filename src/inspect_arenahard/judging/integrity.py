@@ -254,10 +254,18 @@ _RENDERED_ONLY = re.compile(r"[*_`~^{}$<\\]")
 """A text without these characters reads the same rendered as plain."""
 
 
+def _differs(reading: str, text: str) -> bool:
+    """Whether ``reading`` can recognise something in ``text`` that the plain one does not:
+    only an entity can merge characters the parser reads as written, and only markup renders."""
+    if reading == "raw":
+        return "&" in text
+    return reading == "plain" or _RENDERED_ONLY.search(text) is not None
+
+
 def readings(text: str) -> Iterator[Canonical]:
     """``text`` in every reading that can differ (:data:`inspect_arenahard.judging.canonical.READINGS`)."""
     for reading in READINGS:
-        if reading == "plain" or _RENDERED_ONLY.search(text):
+        if _differs(reading, text):
             yield canonical(text, reading)
 
 
@@ -266,7 +274,7 @@ def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
     recognised in the plain reading, then what rendering Markdown/HTML would still show."""
     counts = dict.fromkeys(KINDS, 0)
     for reading in READINGS:
-        if reading != "plain" and not _RENDERED_ONLY.search(text):
+        if not _differs(reading, text):
             continue  # reads as the plain reading
         canon = canonical(text, reading)  # of the text as the previous reading left it
         found = findings(canon, protocol)
