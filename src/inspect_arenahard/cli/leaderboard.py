@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     options = ranking_options(args)
     ranking = rank(inputs, options)
     tables, left_out = ranking.tables, ranking.left_out
+    judging = ranking.judgings()
     columns, extra, costs = _model_columns(
         args, {row.model for table in tables for row in table.rows}
     )
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if pooled:
         for fields in extra.values():
             fields["pooled_settings"] = pooled
-    print(format_tables(tables, columns))
+    print(format_tables(tables, columns, judging))
     if pooled:
         print(f"pooled across differing judge settings (--pool-settings): {', '.join(pooled)}")
     if left_out:
@@ -113,9 +114,9 @@ def run(args: argparse.Namespace) -> int:
     if costs:
         print("\n" + format_costs(costs))
     if args.json:
-        write_json(args.json, tables, extra)
+        write_json(args.json, tables, extra, judging)
     if args.csv:
-        write_csv(args.csv, tables, extra)
+        write_csv(args.csv, tables, extra, judging)
     if args.plot:
         plot_forest(args.plot, tables)
     return 0
