@@ -56,8 +56,8 @@ def clustered_share(
     hits: Sequence[bool] | np.ndarray, clusters: Sequence[Hashable], ci: float = DEFAULT_CI
 ) -> Share:
     """The share of true ``hits`` with a ``ci`` interval that accounts for games on one prompt
-    being alike: Wilson's interval at the effective sample size n / design effect (the design
-    effect is 1 when the binomial variance is 0, i.e. every game went one way)."""
+    being alike: Wilson's interval at the effective sample size n / design effect (the number of
+    prompts when every game went one way, where the design effect cannot be estimated)."""
     values = np.asarray(hits, dtype=float)
     n = len(values)
     prompts = len(set(map(str, clusters)))
@@ -66,8 +66,10 @@ def clustered_share(
     p = float(values.mean())
     binomial = p * (1 - p) / n
     clustered = clustered_variance(values, clusters)
-    effect = clustered / binomial if binomial > 0 and math.isfinite(clustered) else 1.0
-    n_eff = n / max(effect, 1.0 / n)  # games alike within a prompt count less; never infinite
+    if binomial > 0 and math.isfinite(clustered):  # games alike within a prompt count less
+        n_eff = n / max(clustered / binomial, 1.0 / n)
+    else:  # every game went one way (or one prompt): the design effect is unknown, count prompts
+        n_eff = float(prompts)
     z = float(stats.norm.ppf(0.5 + ci / 2))
     centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
     half = z / (1 + z * z / n_eff) * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff**2))
