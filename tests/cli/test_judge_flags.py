@@ -95,3 +95,24 @@ def test_a_judge_without_information_is_flagged_and_strict_refuses_it(
     [message] = err.strip().splitlines()[-1:]
     assert message.startswith("arenahard leaderboard: error: judge verdicts carry")
     assert f"{name} ({flags[0]}:" in message and "--strict-judges" in message
+
+
+@pytest.mark.shared_data
+def test_the_page_and_the_dataframe_show_the_same_flags(
+    judged_logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspect_arenahard.report.dataframes import leaderboard_df
+
+    folder = judged_logs["tie-only"]
+    frame = leaderboard_df(str(folder)).set_index("model")
+    row = frame.loc["mockllm/candidate"]
+    assert row["judge_flags"] == ["constant (mockllm/tie-only)"]
+    assert row["judges"] == {"mockllm/tie-only": 2 * PROMPTS} and not row["interval_meaningful"]
+    assert frame.attrs["judge_notes"] == [
+        "judge mockllm/tie-only flagged: constant: A=B in 100% [68%, 100%] of 16 games"
+    ]
+    assert main(["report", str(folder), "--html", str(tmp_path / "site"), "--no-audit"]) == 0
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "<th>judge flags</th>" in html
+    assert '<td class="text">constant (mockllm/tie-only); CI not meaningful</td>' in html
+    assert "constant: A=B in 100% [68%, 100%] of 16 games" in html  # the judge checks table

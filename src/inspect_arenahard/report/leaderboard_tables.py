@@ -198,7 +198,7 @@ def format_table(
     if found is not None and found.split:  # never one rank order across groups
         within = found.group_ranks(row.model for row in rows)
         ranks = {row.model: str(within.get(row.model, "-")) for row in rows}
-        rows.sort(key=lambda row: _group_key(found, row.model))
+        rows.sort(key=lambda row: group_order(found, row.model))
     body = [
         (
             ranks[row.model],
@@ -259,7 +259,7 @@ def format_table(
     return "\n".join(lines)
 
 
-def _group_key(judging: TableJudging, model: str) -> int:
+def group_order(judging: TableJudging, model: str) -> int:
     """Anchors (in every group) first, then each group's rows together, best first."""
     row = judging.rows.get(model)
     return 0 if row is None or row.group is None else row.group

@@ -15,6 +15,8 @@ from inspect_arenahard.report.score_table_files import load_name_map, load_score
 from inspect_arenahard.stats import judge_bias, power
 from inspect_arenahard.stats.estimates import Leaderboard
 from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.judge_checks import JudgeCheck
+from inspect_arenahard.stats.judge_coverage import TableJudging
 from inspect_arenahard.stats.ranking import (
     DEFAULT_STYLE,
     Ranking,
@@ -52,6 +54,8 @@ class Board:
     plain: Leaderboard
     styled: Leaderboard | None
     styled_note: str | None
+    judging: TableJudging | None = None
+    """Who judged each row and which rows compare (None without judge names)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,8 @@ class Report:
     models: list[ModelSummary]
     costs: CostReport
     positions: list[judge_bias.PositionStats]
+    judge_checks: tuple[JudgeCheck, ...]
+    """Each judge's information checks (the leaderboard's flags)."""
     agreement: Any | None
     length: dict[str, dict[str, float]]
     longer: dict[str, dict[str, float]]
@@ -124,6 +130,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
         models=_models(games, costs),
         costs=costs,
         positions=judge_bias.position_analysis(games),
+        judge_checks=plain.judge_checks,
         agreement=judge_bias.judges_agreement(games)
         if len({g["judge"] for g in games}) > 1
         else None,
@@ -163,7 +170,7 @@ def _boards(plain: Ranking, styled: Ranking | None, note: str | None) -> list[Bo
     """One board per table with rows (a combined table is empty when no model plays every
     category), its style-controlled twin beside it."""
     twins = {t.category: t for t in styled.tables} if styled else {}
-    return [Board(t, twins.get(t.category), note) for t in plain.tables if t.rows]
+    return [Board(t, twins.get(t.category), note, plain.judging(t)) for t in plain.tables if t.rows]
 
 
 def _models(games: list[GameRecord], costs: CostReport) -> list[ModelSummary]:
