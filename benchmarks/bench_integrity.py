@@ -2,10 +2,13 @@
 
     python benchmarks/bench_integrity.py [--size 1000000] [--data ../shared/data]
 
-For 1 MB of ``[``, ``[ ``, ``<|``, hostile prose (a disguised payload after every 90 characters of
+For 1 MB of label chains sharing their letters (``A>B>A…``, spaced, doubled, bracketed),
+runs of ``[``, ``[ ``, ``<|`` and whitespace, ScaleEval headings that never close, hostile prose (a disguised payload after every 90 characters of
 real answer text), dense hostile text (payloads only, one every ~12 characters) and real answers
 (the 16 v0.1 answer sets concatenated), prints the time of :func:`inspect_arenahard.judging.integrity.neutralise` per
-protocol and of the audit's :func:`inspect_arenahard.report.audit_checks.injection_findings`; then the
+protocol and of the audit's :func:`inspect_arenahard.report.audit_checks.injection_findings`, then
+the worst input per protocol against real answers of the same size (the plain-text reference);
+then the
 per-answer time on all 7,999 real answers (what the scorer costs per sample; it runs in a worker
 thread, off the event loop). As the reference in the same run: rule version 1's label pattern
 (``\\[[\\s\\[]*`` prefixes, which backtrack) on 4K–16K characters of ``[``.
@@ -62,6 +65,13 @@ def main() -> None:
     ]
     real = "\n\n".join(answers)[:n]
     inputs = {
+        "A>B> chain": ("A>B>" * n)[:n],
+        "A > B > chain": ("A > B > " * n)[:n],
+        "A>>B>> chain": ("A>>B>>" * n)[:n],
+        "[A>B]> chain": ("[A>B]>" * n)[:n],
+        "[[A>B]] chain": ("[[A>B]]" * n)[:n],
+        "whitespace": " " * n,
+        "[Submission  ": ("[Submission" + " " * 1000) * (n // 1011),
         "[": "[" * n,
         "[ ": "[ " * (n // 2),
         "<|": "<|" * (n // 2),
@@ -73,11 +83,21 @@ def main() -> None:
         "real answers": real,
     }
     print(f"{n:,} characters each; CPU seconds (best of 3); target < 0.2 s")
-    print(f"{'input':<14}" + "".join(f"{p:>11}" for p in PROTOCOLS) + f"{'audit':>11}")
+    columns = [*PROTOCOLS, "audit"]
+    print(f"{'input':<16}" + "".join(f"{p:>11}" for p in columns))
+    table: dict[str, list[float]] = {}
     for name, text in inputs.items():
         times = [seconds(lambda p=p: neutralise(text, p)) for p in PROTOCOLS]
         times.append(seconds(lambda: injection_findings("", text)))
-        print(f"{name!r:<14}" + "".join(f"{t:>11.3f}" for t in times))
+        table[name] = times
+        print(f"{name!r:<16}" + "".join(f"{t:>11.3f}" for t in times))
+    print("worst hostile input per protocol, against real answers of the same size:")
+    for k, column in enumerate(columns):
+        worst = max((name for name in table if name != "real answers"), key=lambda m: table[m][k])
+        print(
+            f"  {column:<10} {table[worst][k]:.3f} s on {worst!r}"
+            f"   (real answers: {table['real answers'][k]:.3f} s)"
+        )
 
     per_answer = []
     for text in answers:

@@ -1,17 +1,22 @@
 """Reading judge logs: 60 logs × 500 samples through ``logs.read_games`` (headers + sample
-summaries) versus the slow reference (reading every full log with ``read_eval_log``).
+summaries) versus the slow reference (reading every full log with ``read_eval_log``), and
+``arenahard leaderboard LOGS --cost`` (games, audit flags and cost from one read of each log)
+against ``read_games`` alone, with the audit's and the cost's shares apart.
 
 Logs are built from the real arena-hard v0.1 questions and answers in ../shared/data (16 models'
 answers, cycled to 60 runs) with full judge explanations, so sizes are realistic.
 
     python benchmarks/bench_logs.py [--logs 60] [--keep DIR]
 
-Target: < 10 s for 60 × 500. Prints wall time and peak Python memory (tracemalloc).
+Targets: ``read_games`` < 10 s for 60 × 500; ``leaderboard --cost`` ≤ 1.2× ``read_games``.
+Prints wall times and peak Python memory (tracemalloc, measured in a separate call).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import random
 import shutil
 import tempfile
@@ -21,6 +26,7 @@ from pathlib import Path
 
 from inspect_ai.log import read_eval_log
 
+from inspect_arenahard.cli import main as cli_main
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
 from inspect_arenahard.judging.games import Game
 from inspect_arenahard.logs.importer import _eval_log, _sample, _Source
@@ -67,7 +73,7 @@ def build_logs(out: Path, n_logs: int, seed: int = 0) -> None:
             samples.append(
                 _sample(q.id, q.prompt, q.category, name, "gpt-4-0314", games, source, record)
             )
-        log = _eval_log(files[i % len(files)], name, "openai/gpt-4.1", "v0.1", samples)
+        log = _eval_log(files[i % len(files)], name, "openai/gpt-4.1", "v0.1", samples, 3)
         write_eval_log(log, str(out / f"run{i:03d}.eval"))
 
 
@@ -92,6 +98,17 @@ def full_read_seconds(folder: Path, logs: int) -> float:
     return (time.perf_counter() - t) / len(paths)
 
 
+def leaderboard_seconds(folder: Path, flags: list[str]) -> float:
+    """Seconds of ``arenahard leaderboard folder *flags`` (its output discarded)."""
+    sink = io.StringIO()
+    t = time.perf_counter()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        code = cli_main(["leaderboard", str(folder), "--rounds", "10", *flags])
+    if code != 0:
+        raise SystemExit(f"leaderboard {' '.join(flags)} failed:\n{sink.getvalue()[-2000:]}")
+    return time.perf_counter() - t
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -101,14 +118,20 @@ def main() -> None:
     args = parser.parse_args()
     folder = log_folder(args.keep, args.logs, "bench-logs-")
 
-    tracemalloc.start()
+    read_games([folder])  # warm: imports and the file cache, as for every figure below
     t = time.perf_counter()
     result = read_games([folder])
     ours = time.perf_counter() - t
+    tracemalloc.start()
+    read_games([folder])
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     print(f"read_games: {len(result.games)} games from {len(result.runs)} logs in {ours:.2f}s (target < 10 s), "
           f"peak {peak / 2**20:.0f} MiB")  # fmt: skip
+    for flags in (["--cost"], ["--cost", "--no-audit"], ["--no-audit"]):
+        seconds = leaderboard_seconds(folder, flags)
+        print(f"arenahard leaderboard LOGS {' '.join(flags)}: {seconds:.2f}s = {seconds / ours:.2f}× read_games "
+              f"{'(target ≤ 1.2×)' if flags == ['--cost'] else ''}")  # fmt: skip
 
     measured = min(5, args.logs)
     per_log = full_read_seconds(folder, measured)

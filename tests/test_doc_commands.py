@@ -2,7 +2,9 @@
 run: read from the Markdown, so the page and the test are the same text.
 
 A ```` ```bash ```` block under ``<!-- docs-test: run -->`` runs as written (``bash -euo pipefail``)
-in a scratch copy of the checkout beside ``../shared/data``; one under
+as a user runs it: in a scratch copy of the checkout with nothing beside it (no ``../shared``),
+the copy's package first on the path and the Hugging Face hub switched off, so the quick starts
+prove they need only what the package ships; one under
 ``<!-- docs-test: parse -->`` (it needs an API key or a model server) is parsed by each program's
 own argument parser. Every ``bash`` block of those sections must carry one of the two marks.
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
+import os
 import re
 import shlex
 import shutil
@@ -21,7 +25,6 @@ import click
 import pytest
 
 import inspect_arenahard
-from tests.helpers.shared_data import SHARED_DATA
 
 REPO = Path(inspect_arenahard.__file__).resolve().parents[2]
 README, OFFLINE = REPO / "README.md", REPO / "docs" / "offline.md"
@@ -74,15 +77,47 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 
 def scratch_checkout(root: Path) -> Path:
-    """``root/checkout`` with the repository's run configs, beside ``root/shared/data``."""
+    """``root/checkout``: the package's sources (with its shipped sample) and the run configs,
+    alone in a fresh folder (a stray ``../shared`` would make the test prove nothing)."""
     checkout = root / "checkout"
-    shutil.copytree(REPO / "tasks", checkout / "tasks")
-    (root / "shared").mkdir()
-    (root / "shared" / "data").symlink_to(SHARED_DATA, target_is_directory=True)
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    shutil.copytree(REPO / "src", checkout / "src", ignore=skip)
+    for data in ("tasks", "scorers"):  # the wheel ships both inside the package
+        shutil.copytree(REPO / data, checkout / data, ignore=skip)
+    assert not (root / "shared").exists()
     return checkout
 
 
-@pytest.mark.shared_data
+def offline_env(checkout: Path, home: Path) -> dict[str, str]:
+    """The environment of a user's shell without network: the copy's package imported, the
+    Hugging Face hub off and its cache empty, no API key."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    return env | {
+        "PYTHONPATH": str(checkout / "src"),
+        "HF_HUB_OFFLINE": "1",
+        "HF_HOME": str(home / "hf"),
+    }
+
+
+def check_outputs(block: str, stdout: str, checkout: Path) -> None:
+    """What the quick starts promise: a ranked table, the report page, the clusters."""
+    if "arenahard leaderboard" in block:
+        ranked = re.findall(r"^\s*(\d+)\s+(\S+).*?(\d+\.\d)", stdout, re.M)
+        assert [int(rank) for rank, _, _ in ranked][:3] == [1, 2, 3], stdout[-2000:]
+        assert "(baseline)" in stdout
+    if "--html report/" in block:
+        page = (checkout / "report" / "index.html").read_text(encoding="utf-8")
+        assert "<html" in page and "gpt-4o-mini" in page
+    if "curate run" in block:
+        rows = [
+            json.loads(line)
+            for line in (checkout / "work" / "curate-offline" / "clusters.jsonl").open()
+        ]
+        assert len(rows) > 1000  # of the 1,250 shipped prompts, after the filters
+        assert len({r["cluster"] for r in rows} - {-1}) >= 5
+        assert all(r["topic"] for r in rows if r["cluster"] != -1)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("block", blocks("run"), ids=lambda b: b.split("\n", 1)[0][:60])
 def test_runnable_block_runs_as_written(block: str, tmp_path: Path) -> None:
@@ -93,9 +128,11 @@ def test_runnable_block_runs_as_written(block: str, tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=1500,
+        env=offline_env(checkout, tmp_path),
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "Traceback" not in result.stderr
+    assert "shared/data" not in result.stdout + result.stderr  # nothing beside the checkout
     # what the commands say they wrote: `wrote PATH` lines, and curation steps' `"output"` fields
     announced = re.findall(
         r'^wrote (?:.* to )?(\S+?)(?::|$)|"output": "([^"]+)"', result.stdout, re.M
@@ -104,6 +141,13 @@ def test_runnable_block_runs_as_written(block: str, tmp_path: Path) -> None:
     assert written, result.stdout[-2000:]
     for path in written:
         assert (checkout / path).exists(), path
+    check_outputs(block, result.stdout, checkout)
+
+
+def test_user_pages_do_not_name_the_development_data() -> None:
+    """Only the development page may name the data folder beside this repository's checkout."""
+    for doc in (README, OFFLINE, REPO / "tasks" / "curate_offline.yaml"):
+        assert "shared/data" not in doc.read_text(encoding="utf-8"), doc.name
 
 
 # ------------------------------------------------------------------------------- parse

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -81,14 +79,13 @@ def imported_logs(tmp_path: Path) -> Path:
 @pytest.fixture
 def fake_logs(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
     """Serve ``judgment_games()`` (editable records) as the log reader's answer."""
-    from inspect_arenahard.logs.reader import LogGames, check_settings, no_games_error
+    from inspect_arenahard.logs import ranked_games
+    from inspect_arenahard.logs.reader import LogGames
 
     games = judgment_games()
-    module = types.ModuleType("inspect_arenahard.logs.reader")
-    module.read_games = lambda paths: LogGames(games=games)  # type: ignore[attr-defined]
-    module.no_games_error = no_games_error  # type: ignore[attr-defined]
-    module.check_settings = check_settings  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "inspect_arenahard.logs.reader", module)
+    monkeypatch.setattr(
+        ranked_games, "read_games", lambda paths, on_sample=None: LogGames(games=games)
+    )
     return games
 
 
@@ -114,7 +111,10 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
     judging = (
         "judges judge_flags self_judged comparable_group shared_judge_share interval_meaningful"
     )
-    fields = f"model score lower upper n avg_tokens excluded ci_method {judging} flags generated_by"
+    excluded = "excluded excluded_unparsed excluded_partners excluded_self"
+    fields = (
+        f"model score lower upper n avg_tokens {excluded} ci_method {judging} flags generated_by"
+    )
     assert all(list(r) == fields.split() for r in records)
     # arenahard audit: no real model is flagged but Athene, verbose under the gpt-3.5 judge
     assert {r["model"]: r["flags"] for r in records if r["flags"]} == {
@@ -125,6 +125,7 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
         assert by_model[model]["score"] == pytest.approx(score, abs=1e-9)
         assert (by_model[model]["n"], by_model[model]["excluded"]) == (n, bad)
     assert by_model[BASELINE]["score"] == 50.0 and by_model[BASELINE]["excluded"] == 4
+    assert by_model[BASELINE]["excluded_unparsed"] == 4  # game rule (v0.1): no partners dropped
     phi = [g for g in fake_logs if g["style"] and g["game"] == 1]
     assert by_model["phi-3-medium-4k-instruct"]["avg_tokens"] == pytest.approx(
         np.mean([g["style"]["model"]["token_len"] for g in phi])
@@ -222,6 +223,9 @@ def test_several_categories_give_pooled_and_per_category_tables(
         "n",
         "avg_tokens",
         "excluded",
+        "excluded_unparsed",
+        "excluded_partners",
+        "excluded_self",
         "ci_method",
         "judges",
         "judge_flags",

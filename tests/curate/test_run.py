@@ -47,9 +47,23 @@ def test_run_all_steps_then_resume(tmp_path: Path, capsys: pytest.CaptureFixture
     }
     assert (tmp_path / "clusters.png").is_file()
     logs = sorted((tmp_path / "logs").iterdir())
-    assert main(["curate", "run", str(config)]) == 0
+    assert main(["curate", "run", str(config), "--json"]) == 0
     out = capsys.readouterr().out
     assert out.count('"cached": true') == 3  # ingest, cluster, select
+    assert main(["curate", "run", str(config)]) == 0  # the summary for people
+    lines = capsys.readouterr().out.splitlines()
+    lines = lines[next(i for i, line in enumerate(lines) if line.startswith("ingested")) :]
+    assert lines[0] == "ingested 263 prompts (prompt_lottery_en_250_text 263)"
+    kept = reports["cluster"]["kept"]
+    removed = {f["filter"]: f["removed"] for f in reports["cluster"]["filters"] if f["removed"]}
+    assert lines[1].startswith(f"kept {kept} of 263; removed: ")
+    assert (
+        sum(int(part.rsplit(" ", 1)[1]) for part in lines[1].split(": ")[1].split(", "))
+        == sum(removed.values())
+        == 263 - kept
+    )
+    assert "unchanged inputs, reused: ingest, cluster, select (--force redoes them)" in lines
+    assert f"wrote {tmp_path / 'work' / 'clusters.jsonl'}" in "\n".join(lines)
     assert sorted((tmp_path / "logs").iterdir()) == logs  # the annotation eval was not run again
 
 

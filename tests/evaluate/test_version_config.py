@@ -56,9 +56,9 @@ def test_judge_settings_come_from_the_config() -> None:
     )
     assert v2["template_by_category"] == {"creative_writing": "judge_system_creative"}
     assert v2["token_encoding"] == "o200k_base"
-    v01 = judge_settings(version_config("v0.1"), "judge/x", 99, 0.5, 0, 2.0, False)
+    v01 = judge_settings(version_config("v0.1"), "judge/x", 99, 0.5, 0, 2, False)
     assert v01["default_judge"] == "judge/x" and v01["template_by_category"] is None
-    assert (v01["max_tokens"], v01["temperature"], v01["strong_weight"]) == (99, 0.5, 2.0)
+    assert (v01["max_tokens"], v01["temperature"], v01["strong_weight"]) == (99, 0.5, 2)
     assert v01["token_encoding"] == "cl100k_base"
 
 
@@ -76,7 +76,7 @@ def _write(tmp_path: Path, change: dict[str, Any], section: str | None = None) -
         (None, {"strong_wieght": 3}, "unknown key 'strong_wieght'"),
         ("judge", {"modle": "x"}, "judge: unknown key 'modle'"),
         ("baseline", {"defualt": "x"}, "baseline: unknown key 'defualt'"),
-        (None, {"strong_weight": "three"}, "strong_weight: expected float"),
+        (None, {"strong_weight": "three"}, "strong_weight: expected int"),
         (None, {"token_encoding": 200}, "token_encoding: expected str"),
         ("judge", {"max_tokens": "lots"}, "judge.max_tokens: expected int"),
         ("judge", {"max_tokens": True}, "judge.max_tokens: expected int"),

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -16,29 +14,12 @@ from inspect_arenahard import arenahard
 from inspect_arenahard.cli import main
 from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.report.page.render import PLAIN, STYLED
+from tests.helpers.browser import headless
 from tests.helpers.scripted import judged, scripted_model
 from tests.helpers.shared_data import shared
 
 V01 = shared("arena-hard-v0.1")
 JUDGES = ["gpt-4o", "gpt-3.5-turbo-0125", "gpt-4-1106-preview", "gemini-1.5-pro-api-0514"]
-
-
-def browser() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if found := shutil.which(name):
-            return found
-    raise FileNotFoundError("no headless browser: install Debian's chromium (docs/development.md)")
-
-
-def headless(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Chromium with no network, sandbox or GPU, as root in a container."""
-    profile.mkdir(parents=True, exist_ok=True)
-    cmd = [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-           f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args, page.as_uri()]  # fmt: skip
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result
 
 
 def colour_pixels(image: np.ndarray, hex_colour: str, tolerance: int = 24) -> int:

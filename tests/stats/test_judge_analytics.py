@@ -306,7 +306,7 @@ def test_power_analysis_without_a_measured_model_says_so():
     from inspect_arenahard.stats.estimates import Leaderboard, Row
 
     only_baseline = Leaderboard(
-        category=None, baseline="b", method="bt", rounds=0, ci=0.95, rows=(Row("b", 50, 50, 50, 4, None, 0),)
+        category=None, baseline="b", method="bt", rounds=0, ci=0.95, rows=(Row("b", 50, 50, 50, 4, None),)
     )  # fmt: skip
     report = pw.power_analysis(only_baseline, {"b": {1, 2}}, 1.0)
     assert report.models == [] and report.prompts_needed_ci_overlap is None and report.n_pairs == 0

@@ -140,6 +140,36 @@ def test_unparsed_rules_equal_their_description(games: list[dict], rule: str) ->
         assert table.excluded_games > table.unparsed_games  # partners really were dropped
 
 
+@pytest.mark.parametrize("rule", ["game", "pair"])
+def test_excluded_games_split_into_unparsed_partners_and_self_games(
+    games: list[dict], rule: str
+) -> None:
+    """Each left-out game counted once, under the reason a brute-force pass over the records
+    finds: its own verdict unparsed, the pair rule's parsed partner, or the baseline playing
+    itself (two such games added here)."""
+    selfish = [dict(g, model=BASELINE) for g in games[:2]]
+    table = leaderboard(from_games([*games, *selfish]), rounds=5, seed=0, unparsed=rule)
+    kept = counted(games, rule)
+    unparsed = sum(g["label"] is None for g in games)
+    partners = len(games) - len(kept) - unparsed
+    assert (table.exclusions.unparsed, table.exclusions.partners, table.exclusions.self_games) == (
+        unparsed, partners, 2
+    )  # fmt: skip
+    assert (partners > 0) == (rule == "pair")
+    assert table.excluded_games == table.exclusions.total == len(games) + 2 - len(kept)
+    rows = {r.model: r for r in table.rows}
+    for model, row in rows.items():
+        if model != BASELINE:
+            mine = [g for g in games if g["model"] == model]
+            assert row.exclusions.unparsed == sum(g["label"] is None for g in mine)
+            assert row.excluded == len(mine) - sum(g["model"] == model for g in kept)
+            record = row.record()
+            assert record["excluded"] == sum(
+                record[k] for k in ("excluded_unparsed", "excluded_partners", "excluded_self")
+            )
+    assert rows[BASELINE].exclusions.self_games == 4  # a self-game seats the baseline twice
+
+
 def test_each_version_defaults_to_its_official_rules(games: list[dict]) -> None:
     v2 = leaderboard(from_games(games), rounds=5, seed=0)
     assert (v2.method, v2.unparsed_rule) == ("mean", "pair")

@@ -73,6 +73,7 @@ from inspect_arenahard.judging.games import (
 )
 from inspect_arenahard.judging.integrity import Protocol, neutralise
 from inspect_arenahard.judging.templates import template
+from inspect_arenahard.stats.game_record import GameScore
 from inspect_arenahard.stats.verdict_points import Position, outcome_for
 
 OPPONENT = "opponent"
@@ -309,26 +310,26 @@ def autoarena_committee(
         spans = await to_thread.run_sync(
             neutralised_spans, state.input_text, turns, state.metadata.get(REFERENCE_ANSWER)
         )
-        metadata = {
-            "model": battle["model"],
-            "baseline": battle["opponent"],
-            "category": state.metadata["domain"],
-            "games": [game.record()],
-            COMMITTEE: {
+        metadata = GameScore(
+            model=battle["model"],
+            baseline=battle["opponent"],
+            category=state.metadata["domain"],
+            games=(game.scored(),),
+            committee={
                 "judges": result.judges,
                 "discussion_rounds": rounds,
                 "games": [{"game": 1, "model_position": position, **result.metadata()}],
                 "unanimous_before": result.unanimous_before,
                 "unanimous_after": result.unanimous_after,
             },
-            "neutralised": spans,
-            BATTLE: {
+            neutralised=spans,
+            battle={
                 "positions": battle["positions"],
                 "reference_model": battle["reference_model"],
                 "truncated_turns": [t["turn"] for t in turns if t["truncated"]],
                 "incomplete_turns": [t["turn"] for t in turns if t["missing"]],
             },
-        }
+        ).metadata()
         verdict = f"[{result.final}]" if result.final else "no verdict"
         explanation = f"Model {battle['model']} is Assistant {position}; committee verdict {verdict}.\n\n{result.transcript()}"
         if label is None:

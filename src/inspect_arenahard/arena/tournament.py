@@ -1,10 +1,12 @@
 """Swiss tournaments of peer battles, kept in a folder that survives crashes.
 
-Folder layout::
+Folder layout:
 
-    tournament/
-      state.json     # config, participants, every stage's pairings and the ratings after it
-      logs/          # one autoarena_battle log per pairing (readable by `arenahard leaderboard`)
+```text
+tournament/
+  state.json     # config, participants, every stage's pairings and the ratings after it
+  logs/          # one autoarena_battle log per pairing (readable by `arenahard leaderboard`)
+```
 
 A *stage* is a Swiss round (all its pairings run in one ``inspect_ai.eval`` call) or one battle
 of a model being added. Each pairing plays ``battles_per_pair`` questions; its committee is the

@@ -1,12 +1,15 @@
 """``arenahard curate``: build a benchmark from crowdsourced prompts (BenchBuilder).
 
 Steps: ``ingest`` → ``cluster`` → (``inspect eval arenahard_annotate``) → ``select`` →
-``report``, or all of them from one YAML file with ``run``. Each prints its JSON report.
+``report``, or all of them from one YAML file with ``run``. Each step prints its JSON report;
+``run`` prints a short summary for people (``--json``: the reports).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +70,73 @@ def _report(args: argparse.Namespace) -> int:
     )
 
 
+def _quiet_libraries() -> None:
+    """No third-party chatter between the summary's lines: model-loading progress bars, and the
+    advice ONNX Runtime logs on the root logger the first time it quantizes MiniLM."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    logging.getLogger().setLevel(logging.ERROR)
+
+
 def _run(args: argparse.Namespace) -> int:
     from inspect_arenahard.curate.config import run
 
+    if not args.json:
+        _quiet_libraries()
     reports = run(args.config, args.force)
-    for report in reports.values():
-        _print(report)
+    if args.json:
+        for report in reports.values():
+            _print(report)
+    else:
+        print("\n".join(summary(reports)))
     return 0
+
+
+def _count(n: int) -> str:
+    return f"{n:,}"
+
+
+def summary(reports: dict[str, dict[str, Any]]) -> list[str]:
+    """What a curation run did, in a few lines: prompts in, kept and removed per filter, the
+    clusters, and where every output is."""
+    lines: list[str] = []
+    cached = [step for step, r in reports.items() if r.get("cached")]
+    if ingest := reports.get("ingest"):
+        sources = ", ".join(f"{s['name']} {_count(s['records'])}" for s in ingest["sources"])
+        lines.append(f"ingested {_count(ingest['records'])} prompts ({sources})")
+    if cluster := reports.get("cluster"):
+        removed = [f for f in cluster["filters"] if f["removed"]]
+        lines.append(
+            f"kept {_count(cluster['kept'])} of {_count(cluster['ingested'])}; removed: "
+            + (", ".join(f"{f['filter']} {_count(f['removed'])}" for f in removed) or "none")
+        )
+        kept = "kept" if cluster["outliers_mode"] == "keep" else cluster["outliers_mode"]
+        lines.append(
+            f"clusters: {cluster['clusters']}; {_count(cluster['outliers'])} prompts in no cluster "
+            f"(outliers, {kept})"
+        )
+    if select := reports.get("select"):
+        lines.append(
+            f"selected {_count(select['selected'])} prompts from {select['chosen_clusters']} of "
+            f"{select['clusters']} clusters ({_count(select['annotated'])} annotated, "
+            f"{_count(select['unparsed'])} unparsed)"
+        )
+    if cached:
+        lines.append(f"unchanged inputs, reused: {', '.join(cached)} (--force redoes them)")
+    if ingest:
+        work = Path(ingest["output"]).parent
+        lines.append(
+            f"wrote {work / 'clusters.jsonl'}: one line per kept prompt (id, prompt, cluster, topic)"
+        )
+        lines.append(f"wrote {work / 'topics.json'}: each cluster's name, size and keywords")
+        reports_written = [f"{step}_report.json" for step in reports]
+        lines.append(
+            f"step reports (counts of every filter): {work}/{{{','.join(reports_written)}}}"
+        )
+    if select:
+        lines.append(f"wrote {select['output']}: the selected benchmark")
+    if (report := reports.get("report")) and report.get("plot"):
+        lines.append(f"wrote {report['plot']}")
+    return lines
 
 
 def register(subparsers: Any) -> None:
@@ -92,6 +155,9 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("config", help="YAML config file")
     p.add_argument("--force", **force)
+    p.add_argument(
+        "--json", action="store_true", help="print every step's JSON report instead of a summary"
+    )
     p.set_defaults(func=_run)
 
     p = steps.add_parser(

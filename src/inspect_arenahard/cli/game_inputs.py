@@ -19,7 +19,7 @@ def load_games(logs: Sequence[str], games_file: str | None) -> list[GameRecord]:
     records: list[GameRecord] = []
     if logs:
         # lazy: the log reader pulls in Inspect
-        from inspect_arenahard.cli.leaderboard import read_log_games
+        from inspect_arenahard.logs.ranked_games import read_log_games
 
         records.extend(read_log_games(list(logs))[0])
     if games_file:

@@ -6,6 +6,16 @@ import argparse
 import sys
 from typing import Any
 
+from inspect_arenahard.stats.verdict_points import check_strong_weight
+
+
+def strong_weight_arg(text: str) -> int:
+    """``--strong-weight``, checked as the task and the ranking check it."""
+    try:
+        return check_strong_weight(text, "--strong-weight")
+    except ValueError as ex:
+        raise argparse.ArgumentTypeError(str(ex)) from None
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -15,19 +25,32 @@ def register(subparsers: Any) -> None:
         "either schema) into Inspect logs that open in `inspect view` and feed `arenahard leaderboard`. "
         "Each record's baseline is the one it names, else --baseline, else the version's default for its "
         "category (v2.0: hard_prompt o3-mini-2025-01-31, creative_writing gemini-2.0-flash-001; v0.1: gpt-4-0314). "
-        "Nothing is written unless every file converts.",
+        "Without a folder, the official release is read from the Hugging Face hub (cached, at the "
+        "pinned revision the arenahard task uses); --sample reads the small real sample shipped "
+        "with the package (offline). Nothing is written unless every file converts.",
     )
     parser.add_argument("source", choices=["arena-hard-auto"], help="format of the files to import")
-    parser.add_argument(
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
         "data_dir",
-        help="arena-hard-auto data folder (question.jsonl, model_answer/, model_judgment/)",
+        nargs="?",
+        help="arena-hard-auto data folder (question.jsonl, model_answer/, model_judgment/); "
+        "default: the official release on the Hugging Face hub",
+    )
+    where.add_argument(
+        "--sample",
+        action="store_true",
+        help="read the Arena-Hard v0.1 sample shipped with the package: questions, baseline "
+        "answers and published judgments of the judges gpt-4o, gpt-4-1106-preview, "
+        "gpt-3.5-turbo-0125 and gemini-1.5-pro-api-0514 (no network)",
     )
     parser.add_argument("--judge", required=True, help="judge folder name under model_judgment/")
     parser.add_argument("--out", required=True, help="folder for the Inspect logs")
     parser.add_argument(
         "--version",
         choices=["v0.1", "v2.0"],
-        help="Arena-Hard version of the data (default: v2.0 when every question is hard_prompt or creative_writing, else v0.1)",
+        help="Arena-Hard version of the data (default: v2.0 when every question is hard_prompt or "
+        "creative_writing, else v0.1; from the hub: v0.1)",
     )
     parser.add_argument(
         "--baseline",
@@ -35,9 +58,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--strong-weight",
-        type=float,
+        type=strong_weight_arg,
         default=None,
-        help="weight of a >> verdict in the sample score (default: the version's, 3)",
+        help="battles a >> verdict counts for in the sample score, a whole number ≥ 1 (default: the version's, 3)",
     )
     parser.add_argument(
         "--encoding",
@@ -48,10 +71,14 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from inspect_arenahard.logs.importer import import_judgments  # lazy: Inspect is heavy
+    from inspect_arenahard.logs.importer import (  # lazy: Inspect is heavy
+        import_judgments,
+        release_folder,
+    )
 
+    folder = release_folder(args.data_dir, args.judge, args.version, args.sample)
     result = import_judgments(
-        args.data_dir,
+        folder,
         args.judge,
         args.out,
         args.baseline,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,10 +18,11 @@ from inspect_arenahard.cli.options import (
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.report.costs import (
+    PRICES,
     CostReport,
+    UsageReader,
     format_cost,
     format_costs,
-    log_costs,
     read_prices,
 )
 from inspect_arenahard.report.leaderboard_tables import (
@@ -91,28 +92,25 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    runs: list[Run] = []
-    inputs, pooled = _load(args, runs)
+    read = _load(args)
     options = ranking_options(args)
-    ranking = rank(inputs, options)
+    ranking = rank(read.inputs, options)
     tables, left_out = ranking.tables, ranking.left_out
     judging = ranking.judgings()
-    columns, extra, costs = _model_columns(
-        args, {row.model for table in tables for row in table.rows}
-    )
-    _anytime_columns(runs, columns, extra)
-    if pooled:
+    columns, extra = _model_columns(read, {row.model for table in tables for row in table.rows})
+    _anytime_columns(read.runs, columns, extra)
+    if read.pooled:
         for fields in extra.values():
-            fields["pooled_settings"] = pooled
+            fields["pooled_settings"] = read.pooled
     print(format_tables(tables, columns, judging))
-    if pooled:
-        print(f"pooled across differing judge settings (--pool-settings): {', '.join(pooled)}")
+    if read.pooled:
+        print(f"pooled across differing judge settings (--pool-settings): {', '.join(read.pooled)}")
     if left_out:
         print(
             f"combined: prompt-weighted mean of the category scores; not in every category, so left out: {', '.join(left_out)}"
         )
-    if costs:
-        print("\n" + format_costs(costs))
+    if read.costs:
+        print("\n" + format_costs(read.costs))
     if args.json:
         write_json(args.json, tables, extra, judging)
     if args.csv:
@@ -122,24 +120,36 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+@dataclass
+class _Read:
+    """What one pass over the inputs gave: the games (or battles), the verdict settings pooled
+    across (--pool-settings), the runs read, and from the same read the audit flags (None: not
+    asked) and costs (None: not asked)."""
+
+    inputs: Battles | list[GameRecord]
+    pooled: list[str] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)
+    flags: dict[str, list[str]] | None = None
+    costs: CostReport | None = None
+
+
 def _model_columns(
-    args: argparse.Namespace, models: set[str]
-) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, Any]], CostReport | None]:
+    read: _Read, models: set[str]
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, Any]]]:
     """The per-model ``flags`` (unless --no-audit) and, with --cost, cost columns: printed cells
     and the fields each JSON/CSV record gains."""
     columns: dict[str, dict[str, str]] = {}
     extra: dict[str, dict[str, Any]] = {m: {} for m in models}
-    flags = _audit_flags(args)
-    if flags is not None:
-        columns["flags"] = {m: ",".join(flags.get(m, [])) for m in models}
+    if read.flags is not None:
+        columns["flags"] = {m: ",".join(read.flags.get(m, [])) for m in models}
         for m in models:
-            extra[m]["flags"] = list(flags.get(m, []))
-    costs = _costs(args)
+            extra[m]["flags"] = list(read.flags.get(m, []))
+    costs = read.costs
     if costs:
         columns["cost"] = {m: format_cost(costs.total_for(m)) for m in costs.per_model()}
         for m in costs.per_model():
             extra.setdefault(m, {}).update(costs.record(m))
-    return columns, extra, costs
+    return columns, extra
 
 
 def _anytime_columns(
@@ -168,29 +178,9 @@ def _anytime_columns(
         columns["anytime-valid CI"] = cells
 
 
-def _audit_flags(args: argparse.Namespace) -> dict[str, list[str]] | None:
-    """``arenahard audit`` flags per model for the ``flags`` column (logs only; lazy import)."""
-    if not args.logs or args.no_audit:
-        return None
-    from inspect_arenahard.report.audit_inputs import model_flags
-
-    return model_flags(args.logs)
-
-
-def _costs(args: argparse.Namespace) -> CostReport | None:
-    """Usage per role of the runs ranked, with --cost."""
-    if not args.cost:
-        return None
-    if not args.logs:
-        raise UserError("--cost reads the logs' usage records; it does not apply to --battles")
-    return log_costs(args.logs, read_prices(args.prices) if args.prices else None)
-
-
-def _load(
-    args: argparse.Namespace, runs: list[Run] | None = None
-) -> tuple[Battles | list[GameRecord], list[str]]:
-    """The battle file's battles, or the logs' game records (weighted by the ranking service),
-    and the verdict settings pooled across (--pool-settings); ``runs`` receives the runs read."""
+def _load(args: argparse.Namespace) -> _Read:
+    """The battle file's battles, or the logs' game records (weighted by the ranking service)
+    with the audit flags (unless --no-audit) and costs (--cost) from the same read of each log."""
     if bool(args.logs) == bool(args.battles):
         raise UserError("give LOG paths or --battles FILE (one of the two)")
     if args.battles:
@@ -198,26 +188,24 @@ def _load(
             raise UserError(
                 "--strong-weight applies to judge logs; battle files already repeat strong verdicts"
             )
-        return read_battles_jsonl(args.battles), []
-    return read_log_games(args.logs, pool_settings=args.pool_settings, runs=runs)
+        if args.cost:
+            raise UserError("--cost reads the logs' usage records; it does not apply to --battles")
+        return _Read(read_battles_jsonl(args.battles))
+    # lazy: the log reader and the audit pull in Inspect
+    from inspect_arenahard.logs.ranked_games import read_ranked_logs
+    from inspect_arenahard.report.audit_inputs import AnswerReader, audit_samples, flags_of
 
+    answers = None if args.no_audit else AnswerReader()
+    usage = None
+    if args.cost:
+        usage = UsageReader({**PRICES, **read_prices(args.prices)} if args.prices else PRICES)
+    readers = [r for r in (answers, usage) if r is not None]
 
-def read_log_games(
-    paths: list[str], pool_settings: bool = False, runs: list[Run] | None = None
-) -> tuple[list[GameRecord], list[str]]:
-    """Game records, and the verdict settings they differ on (only with ``pool_settings``:
-    otherwise differing settings are an error). Partial, replaced, ignored and damaged logs are
-    listed on stderr with one summary line; finding no judged game at all is an error that says
-    why (lazy import: Inspect is heavy). ``runs`` receives the runs read."""
-    from inspect_arenahard.logs.reader import check_settings, no_games_error, read_games
+    def on_sample(path: str, sample: dict[str, Any]) -> None:
+        for reader in readers:
+            reader(path, sample)
 
-    result = read_games(paths)
-    if runs is not None:
-        runs += result.runs
-    for note in result.notes():
-        print(note, file=sys.stderr)
-    if result.runs or result.ignored:  # no file at all: the error below says so alone
-        print(result.summary(), file=sys.stderr)
-    if not any(g.get("parsed", True) for g in result.games):
-        raise no_games_error(result, paths)
-    return result.games, check_settings(result.games, pool=pool_settings)
+    ranked = read_ranked_logs(args.logs, args.pool_settings, on_sample if readers else None)
+    flags = None if answers is None else flags_of(audit_samples(*answers.by_model(ranked.read)))
+    costs = None if usage is None else usage.report(ranked.read)
+    return _Read(ranked.games, ranked.pooled, ranked.read.runs, flags, costs)

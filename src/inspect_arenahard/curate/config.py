@@ -1,26 +1,29 @@
 """``arenahard curate run config.yaml``: the whole pipeline from one file.
 
 Sections (all optional except ``work`` and ``ingest``; keys are the CLI flags' names with
-underscores) run in order, each skipped when its inputs are unchanged::
+underscores) run in order, each skipped when its inputs are unchanged:
 
-    work: work/                    # relative paths are relative to this file
-    ingest:  {sources: [lmsys/lmsys-chat-1m], split: train, limit: 200000}
-    filters: {min_chars: 32, languages: [en], near_dup_threshold: 0.95}
-    cluster: {min_cluster_size: 10, outliers: keep, namer: keywords}
-    scale:   {engine: ray, ray_actors: 4, umap_sample: 200000}   # optional: ingest and cluster on Ray
-    annotate:                      # runs `inspect eval arenahard_annotate`
-      model: openai/gpt-4o-mini
-      model_roles: {strong_annotator: openai/gpt-4o}
-      log_dir: logs/
-      task_args: {screen_min_score: 5}
-      eval_args: {max_connections: 32}
-    select:  {min_score: 6, min_cluster_mean: 5, clusters: 250, per_cluster: 2}
-    report:  {plot: clusters.png, prices: {my-model: [0.5, 1.5]}}
+```yaml
+work: work/                    # relative paths are relative to this file
+ingest:  {sources: [lmsys/lmsys-chat-1m], split: train, limit: 200000}
+filters: {min_chars: 32, languages: [en], near_dup_threshold: 0.95}
+cluster: {min_cluster_size: 10, outliers: keep, namer: keywords}
+scale:   {engine: ray, ray_actors: 4, umap_sample: 200000}   # optional: ingest and cluster on Ray
+annotate:                      # runs `inspect eval arenahard_annotate`
+  model: openai/gpt-4o-mini
+  model_roles: {strong_annotator: openai/gpt-4o}
+  log_dir: logs/
+  task_args: {screen_min_score: 5}
+  eval_args: {max_connections: 32}
+select:  {min_score: 6, min_cluster_mean: 5, clusters: 250, per_cluster: 2}
+report:  {plot: clusters.png, prices: {my-model: [0.5, 1.5]}}
+```
 """
 
 from __future__ import annotations
 
 import glob
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -65,7 +68,7 @@ def _resolver(base: Path) -> Callable[[str], str]:
         here = candidate.exists() or (
             glob.has_magic(value) and bool(glob.glob(str(candidate), recursive=True))
         )
-        return str(candidate) if not Path(value).is_absolute() and here else value
+        return os.path.normpath(candidate) if not Path(value).is_absolute() and here else value
 
     return resolve
 
@@ -129,7 +132,7 @@ def run(config_path: str | Path, force: bool = False) -> dict[str, Any]:
     config = load_config(path)
     base = path.parent
     resolve = _resolver(base)
-    work = Work.at(base / config["work"], create=True)
+    work = Work.at(os.path.normpath(base / config["work"]), create=True)
     ingest_section = dict(config["ingest"] or {})
     sources = ingest_section.pop("sources", None)
     if not isinstance(sources, list) or not sources:

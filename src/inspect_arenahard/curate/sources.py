@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 from inspect_arenahard.curate.cache import file_digest
 from inspect_arenahard.errors import MissingFileError
 from inspect_arenahard.files.jsonl import line_starts, read_json, read_jsonl
+from inspect_arenahard.files.sample_data import PREFIX, is_sample, sample_questions
 from inspect_arenahard.files.storage import file_size, filesystem, is_remote, open_binary
 
 if TYPE_CHECKING:
@@ -287,13 +288,16 @@ def split_name(source: str) -> tuple[str | None, str]:
 
 
 def resolve_source(source: str, options: IngestOptions) -> Source:
-    """A file, a folder or glob of shards, a saved dataset or a hub id, as a :class:`Source`.
+    """A file, a folder or glob of shards, a saved dataset, a hub id or a shipped release's
+    questions (``sample:arena-hard-v2.0``), as a :class:`Source`.
 
     The name (the prefix of every id) is the file's stem, the folder's name (for a glob: the
     folder it searches) or the hub id, or given as ``NAME=SOURCE``. Shards are read in the
     order of their sorted paths, as one source (ids must be unique across them).
     """
     given, location = split_name(source)
+    if is_sample(location):
+        given, location = given or location.removeprefix(PREFIX), str(sample_questions(location))
     if is_remote(location):
         return _remote_source(source, given, location)
     path = Path(location)

@@ -45,6 +45,7 @@ from pydantic import JsonValue
 from inspect_arenahard.errors import UserError, check_choice, check_number
 from inspect_arenahard.evaluate.solvers import answer_with_baseline
 from inspect_arenahard.stats.confidence_sequence import BettingCS
+from inspect_arenahard.stats.game_record import GameScore
 
 SKIPPED = "skipped"
 """Score metadata key of a skipped sample: the reason (the rule that fired, or ``max_prompts``)."""
@@ -342,14 +343,8 @@ def skipped_score(state: TaskState) -> Score | None:
     reason = state.metadata.get(SKIPPED)
     if reason is None:
         return None
-    return Score.unscored(
-        reason=f"skipped: {reason}",
-        metadata={
-            SKIPPED: reason,
-            "model": str(state.model),
-            "category": state.metadata.get("category"),
-        },
-    )
+    skipped = GameScore(str(state.model), None, state.metadata.get("category"), skipped=reason)
+    return Score.unscored(reason=f"skipped: {reason}", metadata=skipped.metadata())
 
 
 def judged(state: TaskState, points: float | None) -> None:

@@ -22,7 +22,8 @@ from typing import Any
 
 from inspect_arenahard.errors import MissingFileError, UserError
 from inspect_arenahard.evaluate.version_config import version_config
-from inspect_arenahard.files.jsonl import read_jsonl
+from inspect_arenahard.files.arena_layout import ArenaHardFolder
+from inspect_arenahard.files.jsonl import jsonl_file, read_jsonl
 from inspect_arenahard.judging.style_features import StyleFeatures
 from inspect_arenahard.judging.templates import config
 
@@ -100,9 +101,10 @@ def load_questions(path: str | Path) -> list[Question]:
     """Questions from a ``question.jsonl`` (either schema) or a curated/plain prompt JSONL.
 
     Plain files need ``id`` (or ``uid``/``question_id``) and ``prompt``; ``category``,
-    ``cluster`` and any other fields (``topic``, ``score``, ``reference`` …) are kept.
+    ``cluster`` and any other fields (``topic``, ``score``, ``reference`` …) are kept. A gzip
+    copy (``question.jsonl.gz``) is read when only it exists.
     """
-    path = Path(path)
+    path = jsonl_file(Path(path))
     if not path.is_file():
         raise MissingFileError(
             f"question file not found: {path}"
@@ -152,8 +154,9 @@ def _answer_text(record: dict[str, Any], where: str) -> str:
 
 def load_answers(path: str | Path) -> dict[str, StoredAnswer]:
     """Stored answers of one model keyed by question id: either arena-hard schema, FastChat
-    answers/references (``choices[0].turns[0]`` as a string), or plain ``{id, answer|reference}``."""
-    path = Path(path)
+    answers/references (``choices[0].turns[0]`` as a string), or plain ``{id, answer|reference}``;
+    a gzip copy is read when only it exists."""
+    path = jsonl_file(Path(path))
     if not path.is_file():
         raise MissingFileError(f"answer file not found: {path}")
     answers: dict[str, StoredAnswer] = {}
@@ -168,11 +171,14 @@ def load_answers(path: str | Path) -> dict[str, StoredAnswer]:
 
 def answer_file(data_dir: Path, model: str) -> Path:
     """``model_answer/<model>.jsonl``; the error lists the models that are available."""
-    path = data_dir / "model_answer" / f"{model}.jsonl"
+    folder = ArenaHardFolder(data_dir)
+    path = folder.answer_file(model)
     if not path.is_file():
-        available = sorted(p.stem for p in (data_dir / "model_answer").glob("*.jsonl"))
+        available = [
+            p.name.removesuffix(".gz").removesuffix(".jsonl") for p in folder.answer_files()
+        ]
         raise MissingFileError(
-            f"no stored answers for baseline '{model}' in {data_dir / 'model_answer'}"
+            f"no stored answers for baseline '{model}' in {folder.answers}"
             f" (available: {', '.join(available) or 'none'})"
         )
     return path
@@ -181,32 +187,69 @@ def answer_file(data_dir: Path, model: str) -> Path:
 def hub_data_dir(version: str, models: list[str]) -> Path:
     """Download the official release of ``version`` (questions + the given models' answers).
 
-    Uses the Hugging Face hub at the revision pinned in ``scorers/configs/hub.yaml``
-    (``ARENAHARD_HUB_REVISION`` overrides); files are cached by ``huggingface_hub``.
     The raw JSONL files are fetched with the hub client that ``datasets`` itself uses rather
     than ``datasets.load_dataset``: the repo is an archive of hundreds of answer and judgment
     files (loaded by id, ``datasets`` tries to combine them), and reading the fetched files with
     the loaders used for a local ``data_dir`` keeps one path for both schemas and their errors.
     """
-    from huggingface_hub import snapshot_download
+    files = ["question.jsonl"] + [f"model_answer/{m}.jsonl" for m in models]
+    return hub_download(version, files, "Pass -T data_dir=<folder> to use a local copy.")
 
+
+def _hub_release(version: str, instead: str) -> tuple[dict[str, Any], str, str]:
+    """(hub settings, the release's folder in the repo, revision) for ``version``."""
     hub = config("hub")
     folder = version_config(version).hub_folder
     if folder is None:
-        raise UserError(f"version {version} has no release on the hub; pass -T data_dir=<folder>")
-    revision = os.environ.get("ARENAHARD_HUB_REVISION", hub["revision"])
-    patterns = [f"{folder}/question.jsonl"] + [f"{folder}/model_answer/{m}.jsonl" for m in models]
+        raise UserError(f"version {version} has no release on the hub. {instead}")
+    return hub, folder, os.environ.get("ARENAHARD_HUB_REVISION", hub["revision"])
+
+
+def _hub_error(ex: Exception, version: str, where: str, instead: str) -> UserError:
+    """One line: offline, or why the hub refused, and what to do instead."""
+    from huggingface_hub.constants import HF_HUB_OFFLINE
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    reason = str(ex).strip().splitlines()[0] if str(ex).strip() else type(ex).__name__
+    if HF_HUB_OFFLINE or isinstance(ex, (LocalEntryNotFoundError, ConnectionError)):
+        return UserError(
+            f"offline: Arena-Hard {version} cannot be downloaded from the Hugging Face hub ({where}). {instead}"
+        )
+    return UserError(
+        f"could not download Arena-Hard {version} from the Hugging Face hub ({where}: {reason}). {instead}"
+    )
+
+
+def hub_download(version: str, files: list[str], instead: str) -> Path:
+    """The folder of ``version``'s official release on the Hugging Face hub, holding ``files``
+    (paths inside the release folder; globs allowed) at the revision pinned in
+    ``scorers/configs/hub.yaml`` (``ARENAHARD_HUB_REVISION`` overrides). Files are cached by
+    ``huggingface_hub``, so a second call reads the cache. ``instead`` ends the error line: what
+    to use when the hub cannot be reached."""
+    from huggingface_hub import snapshot_download
+
+    hub, folder, revision = _hub_release(version, instead)
     try:
         root = snapshot_download(
             repo_id=hub["repo_id"],
             repo_type=hub["repo_type"],
             revision=revision,
-            allow_patterns=patterns,
+            allow_patterns=[f"{folder}/{f}" for f in files],
         )
     except Exception as ex:  # network, auth or missing revision: say what to do instead
-        reason = str(ex).strip().splitlines()[0] if str(ex).strip() else type(ex).__name__
-        raise UserError(
-            f"could not download Arena-Hard {version} from the Hugging Face hub "
-            f"({hub['repo_id']}@{revision}: {reason}). Pass -T data_dir=<folder> to use a local copy."
-        ) from ex
+        raise _hub_error(ex, version, f"{hub['repo_id']}@{revision}", instead) from ex
     return Path(root) / folder
+
+
+def hub_listing(version: str, under: str, instead: str) -> list[str]:
+    """Names of the entries right below ``under`` (a folder in ``version``'s release) on the hub
+    at the pinned revision: for instance the judges of ``model_judgment``."""
+    from huggingface_hub import list_repo_files
+
+    hub, folder, revision = _hub_release(version, instead)
+    try:
+        paths = list_repo_files(hub["repo_id"], repo_type=hub["repo_type"], revision=revision)
+    except Exception as ex:
+        raise _hub_error(ex, version, f"{hub['repo_id']}@{revision}", instead) from ex
+    prefix = f"{folder}/{under}/"
+    return sorted({p[len(prefix) :].split("/")[0] for p in paths if p.startswith(prefix)})

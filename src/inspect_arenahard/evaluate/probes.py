@@ -52,6 +52,7 @@ from inspect_arenahard.evaluate.dataset import hub_data_dir, load_questions, use
 from inspect_arenahard.evaluate.scorers import pairwise_judge
 from inspect_arenahard.evaluate.task import build_samples, judge_settings
 from inspect_arenahard.evaluate.version_config import version_config
+from inspect_arenahard.files.arena_layout import ArenaHardFolder
 
 PROBE = "probe"
 
@@ -249,7 +250,7 @@ def arenahard_probes(
         if data_dir
         else hub_data_dir(version, sorted({m for m in [baseline, *cfg.baseline.models()] if m}))
     )
-    questions = load_questions(folder / "question.jsonl")
+    questions = load_questions(ArenaHardFolder(folder).questions)
     chosen = random.Random(seed).sample(questions, min(prompts, len(questions)))
     base = build_samples(chosen, cfg, folder, baseline, False, {})
     samples = [

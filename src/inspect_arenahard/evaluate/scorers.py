@@ -6,27 +6,28 @@ has no single verdict label is asked, in the same conversation, to finish with o
 times); a game that stays unparsed is recorded as unparsed — never as a tie. Answers reach the
 judge only through :func:`inspect_arenahard.judging.integrity.neutralise`, so the only label the parser can find is one the judge wrote itself.
 
-Score contract (read by :mod:`inspect_arenahard.logs.reader`; keep it small):
+Score contract (read by :mod:`inspect_arenahard.logs.reader`):
 
 * ``value``: the model's Arena-Hard points against the baseline over all parsed games (win 1,
   tie 0.5, loss 0; strong verdicts weigh ``strong_weight``), or unscored when none parsed.
-* ``metadata``: ``model``, ``baseline``, ``category``, ``strong_weight``, ``neutralisation``
-  (:data:`inspect_arenahard.judging.integrity.NEUTRALISE_VERSION`), ``games`` (one dict
-  per game: ``judge``, ``game``, ``model_position``, ``label``, ``parsed``, ``attempts``),
-  ``style`` (``model``/``baseline`` features from :mod:`inspect_arenahard.judging.style_features`) and
+* ``metadata``: a :class:`inspect_arenahard.stats.game_record.GameScore` (its fields are the
+  keys): ``model``, ``baseline``, ``category``, ``strong_weight``, ``games`` (one
+  :class:`~inspect_arenahard.stats.game_record.ScoredGame` per game), ``style``,
+  ``neutralisation`` (:data:`inspect_arenahard.judging.integrity.NEUTRALISE_VERSION`) and
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
   ``reference`` — the spans :mod:`inspect_arenahard.judging.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
-* A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored, with
-  no games and ``metadata`` ``skipped`` (the reason), ``model`` and ``category``.
+* A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored,
+  its ``GameScore`` has no games and says why in ``skipped``.
 
 With ``committee_rounds`` set, each game is decided by a committee discussion instead
 (:mod:`inspect_arenahard.judging.committee`): ``games`` holds the committee's majority label per game
-(judge ``committee``) and ``metadata["committee"]`` every member's verdict in every round.
+(judge ``committee``) and ``committee`` every member's verdict in every round.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from anyio import to_thread
@@ -56,12 +57,16 @@ from inspect_arenahard.judging.games import (
     explain,
     play_game,
     role_models,
-    score_games,
 )
 from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_all
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.judging.templates import template
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
+from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.verdict_points import (
+    STRONG_WEIGHT,
+    check_strong_weight,
+    weighted_points,
+)
 
 
 def judge_models(default: str | None) -> list[Model]:
@@ -74,23 +79,63 @@ def judge_models(default: str | None) -> list[Model]:
     return [get_model(default)]
 
 
+def _parsed(game: Mapping[str, Any]) -> bool:
+    return bool(game.get("label")) and bool(game.get("parsed", True))
+
+
+def headline_score(
+    scores: Iterable[tuple[object, Mapping[str, Any]]], unparsed: str = "game"
+) -> float | None:
+    """The score ``arenahard leaderboard`` gives one run's model, in percent against the baseline
+    (None: no game counts), from ``(sample id, score metadata)`` pairs.
+
+    It follows the leaderboard's rules: points pooled over the parsed games with strong verdicts
+    weighted (for one model against its baseline, Bradley–Terry's fitted win-rate and the mean
+    score are both this ratio); under the ``pair`` rule (v2.0's official code) a judge's two games
+    of a prompt count only when both parsed; and when categories have different baselines
+    (v2.0), each category's score is weighted by its prompts with a parsed game, as the
+    leaderboard's combined score is (:mod:`inspect_arenahard.stats.combined`).
+    """
+    points: dict[Any, float] = {}
+    weight: dict[Any, float] = {}
+    prompts: dict[Any, set[object]] = {}
+    baselines: set[Any] = set()
+    for sample_id, metadata in scores:
+        category = metadata.get("category")
+        strong = metadata.get("strong_weight", STRONG_WEIGHT)
+        games = [g for g in metadata.get("games") or [] if isinstance(g, dict)]
+        counted = [g for g in games if _parsed(g)]
+        if counted:
+            prompts.setdefault(category, set()).add(sample_id)
+            baselines.add(metadata.get("baseline"))
+        if unparsed == "pair":
+            spoiled = {g.get("judge") for g in games if not _parsed(g)}
+            counted = [g for g in counted if g.get("judge") not in spoiled]
+        for game in counted:
+            p, w = weighted_points(game["label"], game["model_position"], strong)
+            points[category] = points.get(category, 0.0) + p
+            weight[category] = weight.get(category, 0.0) + w
+    if not sum(weight.values()):
+        return None
+    if len(prompts) <= 1 or len(baselines) <= 1:
+        return 100 * sum(points.values()) / sum(weight.values())
+    if any(not weight.get(c) for c in prompts):
+        return None  # a category whose every judgment was left out: no combined score
+    total = sum(len(ids) for ids in prompts.values())
+    return sum(100 * points[c] / weight[c] * len(ids) / total for c, ids in prompts.items())
+
+
 @metric
-def games_vs_baseline() -> Metric:
-    """The models' points against the baseline in percent, pooled over every parsed game with
-    strong verdicts weighted: the leaderboard's convention (the baseline is 50), shown first in
-    the log header so that it and the leaderboard cannot point in different directions. ``mean``
-    beside it is the mean of per-sample scores (0–1), a different quantity on small runs."""
+def games_vs_baseline(unparsed: str = "game") -> Metric:
+    """The model's score against the baseline in percent, as ``arenahard leaderboard`` gives it
+    for this run under the version's official rules (:func:`headline_score`; ``unparsed``:
+    ``game`` for v0.1, ``pair`` for v2.0). Shown first in the log header so that it and the
+    leaderboard cannot disagree. ``mean`` beside it is the mean of per-sample scores (0–1), a
+    different quantity on small runs."""
 
     def compute(scores: list[SampleScore]) -> float:
-        points = weight = 0.0
-        for sample in scores:
-            metadata = sample.score.metadata or {}
-            strong = metadata.get("strong_weight", STRONG_WEIGHT)
-            for game in metadata.get("games") or []:
-                if isinstance(game, dict) and game.get("label") and game.get("parsed", True):
-                    p, w = weighted_points(game["label"], game["model_position"], strong)
-                    points, weight = points + p, weight + w
-        return 100 * points / weight if weight else float("nan")
+        value = headline_score(((s.sample_id, s.score.metadata or {}) for s in scores), unparsed)
+        return float("nan") if value is None else value
 
     return compute
 
@@ -104,7 +149,7 @@ def pairwise_judge(
     max_tokens: int = JudgeDefaults.max_tokens,
     retries: int = 1,
     single_brackets: bool = JudgeDefaults.single_brackets,
-    strong_weight: float = STRONG_WEIGHT,
+    strong_weight: int = STRONG_WEIGHT,
     cache: bool | CachePolicy = True,
     token_encoding: str = VersionConfig.token_encoding,
     committee_rounds: int | None = None,
@@ -121,7 +166,8 @@ def pairwise_judge(
         max_tokens: Judge output limit (role models do not inherit ``--max-tokens``).
         retries: Follow-up turns asking for a verdict label when none parsed.
         single_brackets: Accept ``[A>B]`` when no ``[[A>B]]`` is present (v2.0).
-        strong_weight: Weight of a significant (``>>``) verdict.
+        strong_weight: Battles a significant (``>>``) verdict counts for (a whole number, at
+            least 1).
         cache: Inspect model cache for first judge replies (re-runs cost no judge calls).
         token_encoding: Tokenizer for the answers' style features (as the version stores them).
         committee_rounds: When set, the models bound to the ``committee`` role deliberate each
@@ -132,6 +178,7 @@ def pairwise_judge(
         batch: Send judge calls through the providers' batch APIs (Inspect's batch mode):
             about half the price, results within hours rather than seconds.
     """
+    strong_weight = check_strong_weight(strong_weight)
     settings = JudgeSettings(
         config=GenerateConfig(
             temperature=temperature, max_tokens=max_tokens, batch=True if batch else None
@@ -172,7 +219,7 @@ def pairwise_judge(
             shown["baseline"] or "",
             shown["reference"],
         )
-        committee: dict[str, Any] = {}
+        committee: dict[str, Any] | None = None
         if committee_rounds is None:
             games: list[Game] = await collect(
                 *(
@@ -185,22 +232,23 @@ def pairwise_judge(
             games, committee = await committee_games(
                 matchup, committee_rounds, settings, single_brackets
             )
-        metadata: dict[str, Any] = {
-            "model": str(state.model),
-            "baseline": state.metadata.get(BASELINE_MODEL),
-            "category": category,
-            "strong_weight": strong_weight,
-            "neutralisation": NEUTRALISE_VERSION,
-            "games": [g.record() for g in games],
-            "style": {
+        game_score = GameScore(
+            model=str(state.model),
+            baseline=state.metadata.get(BASELINE_MODEL),
+            category=category,
+            games=tuple(g.scored() for g in games),
+            strong_weight=strong_weight,
+            style={
                 "model": style_features(model_answer, token_encoding),
                 "baseline": style_features(baseline_answer, token_encoding),
             },
-            "neutralised": neutralised,
-            **committee,
-        }
+            neutralisation=NEUTRALISE_VERSION,
+            neutralised=neutralised,
+            committee=committee,
+        )
+        metadata = game_score.metadata()
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
-        value = score_games(games, strong_weight)
+        value = game_score.points()
         judged(state, value)
         if value is None:
             return Score.unscored(

@@ -53,8 +53,11 @@ from inspect_arenahard.evaluate.solvers import (
     role_bound,
 )
 from inspect_arenahard.evaluate.version_config import VersionConfig, version_config
+from inspect_arenahard.files.arena_layout import ArenaHardFolder
 from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement
 from inspect_arenahard.judging.games import role_models
+from inspect_arenahard.stats.estimates import official_rules
+from inspect_arenahard.stats.verdict_points import check_strong_weight
 
 VERSIONS = ("v0.1", "v2.0", "custom")
 SCORERS = ("pairwise", "committee")
@@ -100,7 +103,7 @@ def _reference_answers(reference: str | None, data_dir: Path | None) -> dict[str
         return {}
     path = user_path(reference)
     if not path.is_file() and data_dir is not None:
-        path = data_dir / "model_answer" / f"{reference}.jsonl"
+        path = ArenaHardFolder(data_dir).answer_file(reference)
         if not path.is_file():
             raise UserError(
                 f"reference={reference!r} is neither a file nor a model with answers in {path.parent}"
@@ -181,7 +184,8 @@ def _baseline_file(
     except FileNotFoundError as ex:
         if override:
             raise
-        stored = {p.stem for p in (data_dir / "model_answer").glob("*.jsonl")}
+        folder = ArenaHardFolder(data_dir)
+        stored = {p.stem for p in folder.answer_files()}
         categories = sorted({str(q.category) for q in questions})
         runnable = [c for c in categories if baseline_for(config, c, None) in stored]
         needs = sorted(
@@ -190,7 +194,7 @@ def _baseline_file(
         hint = f" -T category={','.join(runnable)} to run only what is stored," if runnable else ""
         raise UserError(
             f"{ex}; categories {', '.join(needs)} need it. Use{hint} -T baseline=<model> for one baseline "
-            f"everywhere, --model-role baseline=<model> to answer live, or add {data_dir / 'model_answer' / model}.jsonl"
+            f"everywhere, --model-role baseline=<model> to answer live, or add {folder.answer_file(model)}"
         ) from None
 
 
@@ -207,7 +211,7 @@ def arenahard(
     judge_max_tokens: int | None = None,
     judge_temperature: float | None = None,
     judge_retries: int = 1,
-    strong_weight: float | None = None,
+    strong_weight: int | None = None,
     cache: bool = True,
     scorer: str = "pairwise",
     committee_rounds: int = 1,
@@ -239,7 +243,8 @@ def arenahard(
         judge_max_tokens: Judge output limit (default per version).
         judge_temperature: Judge temperature (default 0).
         judge_retries: Follow-up turns asking a judge for a missing verdict label.
-        strong_weight: Weight of a significant verdict (default 3).
+        strong_weight: Battles a significant (``>>``) verdict counts for, a whole number ≥ 1
+            (default 3).
         cache: Cache judge replies so re-runs cost no judge calls.
         scorer: ``pairwise`` (the judges bound to ``judge``, independently) or ``committee``
             (the models bound to ``committee`` discuss each game; same score contract).
@@ -304,7 +309,7 @@ def arenahard(
                 else sorted({m for m in [baseline, *cfg.baseline.models()] if m})
             )
             folder = hub_data_dir(version, models)
-        questions = load_questions(folder / "question.jsonl")
+        questions = load_questions(ArenaHardFolder(folder).questions)
 
     questions = _select_categories(questions, category)
     samples = build_samples(
@@ -323,7 +328,12 @@ def arenahard(
             committee_rounds=committee_rounds if scorer == "committee" else None,
             batch=batch,
         ),
-        metrics=task_metrics(questions, committee=scorer == "committee", rule=rule),
+        metrics=task_metrics(
+            questions,
+            committee=scorer == "committee",
+            rule=rule,
+            unparsed=official_rules(version).unparsed,
+        ),
         early_stopping=None if rule is None else SkipLedger(),
         metadata={
             "arenahard_version": version,
@@ -339,7 +349,7 @@ def judge_settings(
     max_tokens: int | None,
     temperature: float | None,
     retries: int,
-    strong_weight: float | None,
+    strong_weight: int | None,
     cache: bool,
 ) -> dict[str, Any]:
     """``pairwise_judge`` arguments from a version's configuration and the task's overrides,
@@ -355,9 +365,11 @@ def judge_settings(
         else check_number("judge_temperature", temperature, minimum=0, maximum=2)
     )
     retries = check_number("judge_retries", retries, integer=True, minimum=0, maximum=10)
-    strong_weight = (
-        None if strong_weight is None else check_number("strong_weight", strong_weight, above=0)
-    )
+    if strong_weight is not None:
+        try:
+            strong_weight = check_strong_weight(strong_weight)
+        except ValueError as ex:
+            raise UserError(str(ex)) from None
     cache = check_bool("cache", cache)
     defaults = cfg.judge
     return dict(
@@ -375,21 +387,30 @@ def judge_settings(
 
 
 def task_metrics(
-    questions: list[Question], committee: bool = False, rule: StoppingRule | None = None
+    questions: list[Question],
+    committee: bool = False,
+    rule: StoppingRule | None = None,
+    unparsed: str = "game",
 ) -> list[Metric | dict[str, list[Metric]]] | None:
     """The pooled games-vs-baseline headline, the scorer's mean and stderr, plus the mean per
     category when there are several (so the
     log header, and ``inspect view``, tell hard prompts and creative writing apart) and, for
     adaptive judging, the anytime-valid interval (skipped samples are counted by the task's
-    :class:`~inspect_arenahard.evaluate.adaptive.SkipLedger`); None keeps the scorer's own metrics."""
-    metrics: list[Metric | dict[str, list[Metric]]] = [games_vs_baseline(), mean(), stderr()]
+    :class:`~inspect_arenahard.evaluate.adaptive.SkipLedger`); None keeps the scorer's own metrics.
+    ``unparsed`` is the version's official rule for unparsed games, so that the headline equals
+    the leaderboard."""
+    metrics: list[Metric | dict[str, list[Metric]]] = [
+        games_vs_baseline(unparsed),
+        mean(),
+        stderr(),
+    ]
     if committee:
         metrics.append(committee_agreement())
     if rule is not None:
         metrics.append(anytime_interval(**rule.options()))
     if len({q.category for q in questions}) > 1:
         metrics.append(grouped(mean(), "category", all=False))
-    return metrics if len(metrics) > 3 else None
+    return metrics if len(metrics) > 3 or unparsed != "game" else None
 
 
 def _check_judges(scorer: str, default_judge: str, source: str) -> None:

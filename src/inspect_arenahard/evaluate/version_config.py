@@ -69,7 +69,7 @@ class VersionConfig:
     """Folder of the official release in the hub dataset (none for ``custom``)."""
     baseline: Baselines = field(default_factory=Baselines)
     judge: JudgeDefaults = field(default_factory=JudgeDefaults)
-    strong_weight: float = STRONG_WEIGHT
+    strong_weight: int = STRONG_WEIGHT
     """Weight of a significant (``>>``) verdict."""
     token_encoding: str = "cl100k_base"
     """Tokenizer of the answers' style features, as this version's answer metadata stores them."""

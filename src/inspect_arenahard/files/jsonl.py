@@ -127,3 +127,22 @@ def read_json(path: str | Path) -> Any:
             return json.loads(f.read().decode("utf-8"))
     except json.JSONDecodeError as ex:
         raise UserError(f"{path}: not valid JSON ({ex.msg} at line {ex.lineno})") from None
+
+
+GZIP_SUFFIX = ".gz"
+
+
+def jsonl_file(path: Path) -> Path:
+    """``path``, or its gzip copy ``path.gz`` when only that exists (the shipped sample is read
+    compressed); ``path`` itself when neither exists, so the caller's error names it."""
+    packed = path.with_name(path.name + GZIP_SUFFIX)
+    return packed if not path.exists() and packed.is_file() else path
+
+
+def jsonl_files(folder: Path) -> dict[str, Path]:
+    """The ``.jsonl`` and ``.jsonl.gz`` files of a folder by name without the suffixes, sorted
+    (a plain file wins over a gzip copy of the same name)."""
+    found: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.jsonl.gz")) + sorted(folder.glob("*.jsonl")):
+        found[path.name.removesuffix(GZIP_SUFFIX).removesuffix(".jsonl")] = path
+    return dict(sorted(found.items()))

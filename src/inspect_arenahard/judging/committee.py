@@ -357,8 +357,9 @@ async def committee_games(
     """Both position-swapped games of an Arena-Hard sample, each decided by the committee.
 
     Returns the two games in the ``pairwise_judge`` contract (judge ``committee``, the majority
-    label; ``attempts`` counts the committee's generations) and the ``committee`` metadata key:
-    every judge's verdict per round per game and the unanimity flags.
+    label; ``attempts`` counts the committee's generations) and the score's ``committee`` section
+    (:attr:`inspect_arenahard.stats.game_record.GameScore.committee`): every judge's verdict per
+    round per game and the unanimity flags.
     """
     judges = role_models(COMMITTEE, at_least=2)
     labels = named_labels("arenahard", single_brackets)
@@ -390,19 +391,17 @@ async def committee_games(
                 reasoning=result.transcript(),
             )
         )
-    metadata = {
-        COMMITTEE: {
-            "judges": results[0].judges,
-            "discussion_rounds": rounds,
-            "games": [
-                {"game": g.game, "model_position": g.model_position, **r.metadata()}
-                for g, r in zip(records, results)
-            ],
-            "unanimous_before": all(r.unanimous_before for r in results),
-            "unanimous_after": all(r.unanimous_after for r in results),
-        }
+    section = {
+        "judges": results[0].judges,
+        "discussion_rounds": rounds,
+        "games": [
+            {"game": g.game, "model_position": g.model_position, **r.metadata()}
+            for g, r in zip(records, results)
+        ],
+        "unanimous_before": all(r.unanimous_before for r in results),
+        "unanimous_after": all(r.unanimous_after for r in results),
     }
-    return records, metadata
+    return records, section
 
 
 def discussion_agreement(items: Iterable[Mapping[str, Any]]) -> dict[str, float]:

@@ -6,14 +6,14 @@ The pairwise judge of the ``arenahard`` task, committees
 annotation all build on this module, so a missing label, a follow-up turn and a role binding are
 handled the same way everywhere. It imports no protocol module (no import cycles).
 
-A :class:`Game` is one judge's verdict on one ordering of two answers; its :meth:`Game.record`
-is the per-game entry of the ``pairwise_judge`` score contract (``metadata["games"]``).
+A :class:`Game` is one judge's verdict on one ordering of two answers; :meth:`Game.scored` is
+its entry in the score contract (:class:`inspect_arenahard.stats.game_record.ScoredGame`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 from inspect_ai.model import (
     CachePolicy,
@@ -27,7 +27,8 @@ from inspect_ai.model import (
 
 from inspect_arenahard.judging.templates import template
 from inspect_arenahard.judging.verdicts import parse_verdict
-from inspect_arenahard.stats.verdict_points import LABELS, Position, weighted_points
+from inspect_arenahard.stats.game_record import ScoredGame, points_over
+from inspect_arenahard.stats.verdict_points import LABELS, Position
 
 REFERENCE_ANSWER = "reference"
 """Sample metadata key of a reference answer (stored, or written by a live ``reference`` role)."""
@@ -125,16 +126,11 @@ class Game:
     attempts: int
     reasoning: str
 
-    def record(self) -> dict[str, Any]:
+    def scored(self) -> ScoredGame:
         """The game in the score contract: everything but the reasoning (that is the explanation)."""
-        return {
-            "judge": self.judge,
-            "game": self.game,
-            "model_position": self.model_position,
-            "label": self.label,
-            "parsed": self.parsed,
-            "attempts": self.attempts,
-        }
+        return ScoredGame(
+            self.judge, self.game, self.model_position, self.label, self.parsed, self.attempts
+        )
 
 
 def judge_prompt(question: str, answer_a: str, answer_b: str, reference: str | None) -> str:
@@ -189,14 +185,9 @@ async def play_game(
     )
 
 
-def score_games(games: list[Game], strong_weight: float) -> float | None:
+def score_games(games: list[Game], strong_weight: int) -> float | None:
     """Weighted win-rate of the model over parsed games; None when no game parsed."""
-    points = weight = 0.0
-    for game in games:
-        if game.label is not None:
-            p, w = weighted_points(game.label, game.model_position, strong_weight)
-            points += p
-            weight += w
+    points, weight = points_over((g.scored() for g in games), strong_weight)
     return points / weight if weight else None
 
 

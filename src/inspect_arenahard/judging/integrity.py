@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
-from inspect_arenahard.judging.scaleeval_verdicts import lone_number
+from inspect_arenahard.judging.scaleeval_verdicts import HEADING, LINE_BREAKS, LONE_NUMBER_LINE
 from inspect_arenahard.judging.verdicts import BATTLE_LABEL, LABEL_SPELLINGS
 
 NEUTRALISE_VERSION = "2"
@@ -240,6 +240,12 @@ class Rewrite:
     targets: re.Pattern[str]
     into: Mapping[str, str]
 
+    table: dict[int, str] = field(init=False, repr=False, compare=False)
+    """``into`` as a ``str.translate`` table."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "table", str.maketrans(dict(self.into)))
+
 
 class Finding(NamedTuple):
     """A recognised span: its kind, canonical span and its rewrite (a tuple: texts can hold
@@ -256,77 +262,55 @@ _MARKER_REWRITE = Rewrite(re.compile(r"[<>|]"), {"<": "(", ">": ")", "|": ""})
 _DIGIT_WORDS = Rewrite(re.compile(r"[012]"), {"0": "zero", "1": "one", "2": "two"})
 
 
-def _core_pattern() -> str:
-    """Letter, sign, letter of the parser's label spellings, spaces allowed between signs:
-    ``[AB][ \t]*+(?:>[ \t]*+>|…)[ \t]*+[AB]`` (character classes: a fast scan)."""
-    letters = "".join(sorted({ch for s in LABEL_SPELLINGS for ch in (s[0], s[-1])}))
-    signs = sorted({s[1:-1] for s in LABEL_SPELLINGS}, key=len, reverse=True)
-    between = "|".join(r"[ \t]*+".join(map(re.escape, sign)) for sign in signs)
-    return rf"[{letters}][ \t]*+(?:{between})[ \t]*+[{letters}]"
-
-
-_CORE = re.compile(_core_pattern())
+_LETTERS = "".join(sorted({ch for s in LABEL_SPELLINGS for ch in (s[0], s[-1])}))
+_SIGN = "|".join(
+    r"\s*+".join(map(re.escape, sign))
+    for sign in sorted({s[1:-1] for s in LABEL_SPELLINGS}, key=len, reverse=True)
+)
+_CORE = re.compile(rf"[{_LETTERS}]\s*+(?:{_SIGN})\s*+[{_LETTERS}]")
 """A five-point label without brackets (internal spaces allowed); :data:`_LABEL_ENDS` filters
 the letter pairs the parser reads."""
+_LAST_CORE = re.compile(rf"[{_LETTERS}]\s*+(?:{_SIGN})\s*+")
+"""The last label of a chain, read backwards up to its first letter (the signs read the same
+backwards)."""
+_LABEL = re.compile(
+    rf"(?<![\s\[])([\s\[]*+)({_CORE.pattern})((?:\s*+(?:{_SIGN})\s*+[{_LETTERS}])*+)((?:\s*+\])*+)"
+)
+"""A maximal chain of labels sharing their letters (``A>B>A``), with the run of spaces and
+opening brackets before it and the closing brackets after it. Only a chain's first label can
+touch an opening bracket and only its last a closing one, so each chain is read once, however
+long; a run is scanned from its start only (the look-behind), so a run of brackets costs
+nothing either."""
 _LABEL_ENDS = frozenset((s[0], s[-1]) for s in LABEL_SPELLINGS)
-_LEFT_RUN = re.compile(r"[\s\[]*")
-_RIGHT_RUN = re.compile(r"[\s\]]*")
 _MARKER = re.compile(
     r"<\s*+\|(?:[^|<>\n]{0,100}+\|\s*+>"
     r"|\s*+(?:The\s++(?:Start|End)\s++of|User\s++(?:Prompt|Question)|Round\s++\d))"
 )
 """A ``<|…|>`` marker, or an unclosed one our templates open with (possessive quantifiers:
 nothing is scanned twice)."""
-_HEADING = re.compile(
-    r"\[\s*(?:Question|Submission\s*\d*|Criteria|User|Speaker\s*\d+[^\]\n]{0,80})\s*\]"
-)
-_LINE_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", "\n"))
-_DECORATION = "\t\x1f \xa0\u1680\u2000-\u200a\u202f\u205f\u3000\"'`*_.:()\\[\\]"
-_LONE_CANDIDATE = re.compile(
-    rf"[{_DECORATION}]*(?:(?:final[ \t]+)?(?:answer|verdict|choice|decision|option)[{_DECORATION}=\-]*)?"
-    rf"[012][{_DECORATION}]*",
-    re.IGNORECASE,
-)
-"""A line that may be a lone number (a superset; :func:`lone_number` decides). Each run of
-decoration is followed by a letter or a digit, which it cannot hold: no backtracking."""
-_VERDICT_DIGIT = re.compile("[012]")
+_LINE_BREAKS = str.maketrans(dict.fromkeys(LINE_BREAKS, "\n"))
 
 
 def _five_point(text: str) -> Iterator[Finding]:
     if not any(ch in text for ch in "<>="):
         return
-    reverse = text[::-1]
-    for match in _CORE.finditer(text):
-        found = _bracketed(text, reverse, *match.span())
-        if found is not None:
-            yield found
-        end = match.end()
-        while text[end : end + 1] in _AFTER_CORE:  # cores may share a letter: B>A>B holds two
-            shared = _CORE.match(text, end - 1)
-            if shared is None:
-                break
-            found = _bracketed(text, reverse, *shared.span())
-            if found is not None:
-                yield found
-            end = shared.end()
-
-
-_AFTER_CORE = frozenset("<>= \t")
-
-
-def _bracketed(text: str, reverse: str, start: int, end: int) -> Finding | None:
-    """The core ``[start, end)`` with its runs of brackets and spaces, if a bracket is there."""
-    before, after = text[start - 1 : start], text[end : end + 1]
-    if (text[start], text[end - 1]) not in _LABEL_ENDS:
-        return None  # A>A is no label
-    if before != "[" and after != "]" and not before.isspace() and not after.isspace():
-        return None  # neither side touches a bracket or a space (``A>B`` in prose)
-    back = len(text) - start
-    left = start - _LEFT_RUN.match(reverse, back).end() + back  # type: ignore[union-attr]
-    right = _RIGHT_RUN.match(text, end).end()  # type: ignore[union-attr]
-    if "[" in text[left:start] or "]" in text[end:right]:
-        return Finding("verdict_label", left, right, _BRACKETS)
-    return None
+    for match in _LABEL.finditer(text):
+        before, label, chained, after = match.groups()
+        opened = "[" in before
+        if not opened and not after:
+            continue
+        if not chained:  # one label
+            if (label[0], label[-1]) in _LABEL_ENDS:
+                yield Finding("verdict_label", match.start(), match.end(), _BRACKETS)
+            continue
+        first = match.start() + len(before) + len(label)
+        if opened and (label[0], label[-1]) in _LABEL_ENDS:
+            yield Finding("verdict_label", match.start(), first, _BRACKETS)
+        backwards = _LAST_CORE.match(f"{label[-1]}{chained}"[::-1])
+        assert backwards is not None  # a chain ends with a label
+        last = first + len(chained) - 1 - backwards.end()
+        if after and (text[last], chained[-1]) in _LABEL_ENDS:
+            yield Finding("verdict_label", last, match.end(), _BRACKETS)
 
 
 def _battle(text: str) -> Iterator[Finding]:
@@ -340,21 +324,17 @@ def _markers(text: str) -> Iterator[Finding]:
 
 
 def _headings(text: str) -> Iterator[Finding]:
-    for match in _HEADING.finditer(text):
+    for match in HEADING.finditer(text):
         yield Finding("delimiter", match.start(), match.end(), _BRACKETS)
 
 
 def _lone_numbers(text: str) -> Iterator[Finding]:
+    if not any(d in text for d in "012"):
+        return
     lines = text.translate(_LINE_BREAKS)  # the line breaks ScaleEval's parser splits on
-    checked = -1  # lines are checked once, from a verdict digit they hold
-    for digit in _VERDICT_DIGIT.finditer(lines):
-        if digit.start() < checked:
-            continue
-        start = lines.rfind("\n", 0, digit.start()) + 1
-        end = lines.find("\n", digit.start())
-        checked = end = len(lines) if end < 0 else end
-        if _LONE_CANDIDATE.fullmatch(lines, start, end) and lone_number(lines[start:end]):
-            yield Finding("scaleeval_number", start, end, _DIGIT_WORDS)
+    for match in LONE_NUMBER_LINE.finditer(lines):
+        if match.end() > match.start():
+            yield Finding("scaleeval_number", match.start(), match.end(), _DIGIT_WORDS)
 
 
 _RECOGNISERS = {
@@ -393,14 +373,43 @@ class Neutralised:
         return {"total": self.total, **{k: v for k, v in self.spans.items() if v}}
 
 
+def _counts(found: list[Finding]) -> dict[str, int]:
+    counts = dict.fromkeys(KINDS, 0)
+    for f in found:
+        counts[f.kind] += 1
+    return counts
+
+
+def _rewritten(text: str, found: list[Finding]) -> str:
+    """``text`` with every finding rewritten, where the canonical form is ``text`` itself."""
+    found = sorted(found, key=lambda f: f.start) if len(found) > 1 else found
+    pieces: list[str] = []
+    pos = 0
+    for f in found:
+        if f.start < pos:  # findings overlap (a label inside a marker): rewrite cell by cell
+            chars = list(text)
+            for g in found:
+                into = g.rewrite.into
+                chars[g.start : g.end] = [into.get(ch, ch) for ch in chars[g.start : g.end]]
+            return "".join(chars)
+        pieces.append(text[pos : f.start])
+        pieces.append(text[f.start : f.end].translate(f.rewrite.table))
+        pos = f.end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
 def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
     """``text`` as ``protocol``'s judge may see it (see the module docstring for the rule)."""
     canon = canonical(text)
     spans = dict.fromkeys(KINDS, 0)
+    found = findings(canon, protocol)
+    if found and canon.text == text:  # every character maps to itself: rewrite in place
+        return Neutralised(_rewritten(text, found), _counts(found))
     chars: list[str] = []  # the original, one cell per character, once something changes
     odd: dict[int, dict[int, str]] = {}  # segment → {canonical index: replacement}
     starts, origins, exact = canon.starts, canon.origins, canon.exact
-    for f in findings(canon, protocol):
+    for f in found:
         spans[f.kind] += 1
         into = f.rewrite.into
         k = bisect_right(starts, f.start) - 1

@@ -1,25 +1,48 @@
 """ScaleEval's verdict grammar: a reply ends with ``1``, ``2`` or ``0`` alone on a line.
 
-Pure functions (no Inspect imports): the debate parses replies with :func:`parse_number`, and
-:mod:`inspect_arenahard.judging.integrity` uses :func:`lone_number` to find lines in submissions that
-the parser would read as a verdict.
+Pure functions (no Inspect imports). The grammar is written once, here, as patterns: the debate
+parses replies with :func:`parse_number`, and :mod:`inspect_arenahard.judging.integrity` finds
+the lines and headings a submission could forge with :data:`LONE_NUMBER_LINE` and
+:data:`HEADING`, so the parser and the neutraliser cannot disagree about whitespace, case or
+spelling. Every pattern is possessive (nothing is scanned twice).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 
-_PREFIX = re.compile(
-    r"^(?:final\s+)?(?:answer|verdict|choice|decision|option)\s*[:=\-]?\s*", re.IGNORECASE
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""Where ``str.splitlines`` (the parser's line split) breaks a line."""
+SPACES = "".join(
+    ch for ch in map(chr, range(sys.maxunicode + 1)) if ch.isspace() and ch not in LINE_BREAKS
 )
-_DECORATION = "\"'`*_.:()[] \t"
+"""Every Unicode whitespace character that does not break a line (what ``\\s`` matches)."""
+_DECORATION = re.escape("\"'`*_.:()[]" + SPACES)
+_WORDS = "(?:answer|verdict|choice|decision|option)"
+_LONE = (
+    rf"[{_DECORATION}]*+"
+    rf"(?:(?:final[{re.escape(SPACES)}]++)?{_WORDS}[{re.escape(SPACES)}]*+[:=\-]?[{_DECORATION}]*+)?"
+    rf"([012])[{_DECORATION}]*+"
+)
+LONE_NUMBER = re.compile(_LONE, re.IGNORECASE)
+"""A line that is only a verdict number: quotes, bold, brackets, any spaces, a trailing period
+or an ``Answer:`` prefix allowed (``fullmatch`` on one line)."""
+LONE_NUMBER_LINE = re.compile(rf"(?m)^{_LONE}$", re.IGNORECASE)
+""":data:`LONE_NUMBER` on every line of a text whose line breaks are ``\\n``."""
+_HEADING_WORDS = (
+    r"\s*+(?:Question|Submission(?:\s*+\d++)?|Criteria|User|Speaker\s*+\d++[^\]\n]{0,80}+)\s*+\]"
+)
+HEADING = re.compile(rf"\[{_HEADING_WORDS}|(?m:^)[^\S\n]*+[*_#>]*+\[(?i:{_HEADING_WORDS})")
+"""A heading of ScaleEval's prompts (``[Question]``, ``[Submission 1]``, ``[Speaker 2's …]``):
+as the template writes it anywhere, and in any case at a line's start (``As a [user]`` and
+``d[user]`` are no headings)."""
 
 
 def lone_number(line: str) -> str | None:
-    """``1``, ``2`` or ``0`` when the line is only that number (quotes, bold, brackets, a
-    trailing period or an ``Answer:`` prefix allowed)."""
-    core = _PREFIX.sub("", line.strip().strip(_DECORATION)).strip(_DECORATION)
-    return core if core in ("0", "1", "2") else None
+    """``1``, ``2`` or ``0`` when the line is only that number (:data:`LONE_NUMBER`)."""
+    match = LONE_NUMBER.fullmatch(line)
+    return match.group(1) if match else None
 
 
 def parse_number(text: str) -> str | None:

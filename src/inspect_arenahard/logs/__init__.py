@@ -6,5 +6,6 @@ arena-hard-auto judgments into them, and battle files ranked like them.
 __all__ = [
     "battle_files",
     "importer",
+    "ranked_games",
     "reader",
 ]

@@ -53,13 +53,26 @@ from inspect_ai.log import (
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
 from inspect_ai.scorer import Score
 
-from inspect_arenahard.evaluate.dataset import Question, StoredAnswer, load_answers, load_questions
+from inspect_arenahard.errors import UserError
+from inspect_arenahard.evaluate.dataset import (
+    Question,
+    StoredAnswer,
+    hub_download,
+    hub_listing,
+    load_answers,
+    load_questions,
+)
+from inspect_arenahard.evaluate.scorers import headline_score
+from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.task import baseline_for
 from inspect_arenahard.evaluate.version_config import version_config
-from inspect_arenahard.files.jsonl import read_jsonl
-from inspect_arenahard.judging.games import Game, explain, score_games
+from inspect_arenahard.files.jsonl import jsonl_files, read_jsonl
+from inspect_arenahard.files.sample_data import IMPORT_SAMPLE, sample_folder
+from inspect_arenahard.judging.games import Game, explain
 from inspect_arenahard.judging.style_features import style_features
-from inspect_arenahard.stats.verdict_points import normalize_label
+from inspect_arenahard.stats.estimates import official_rules
+from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.verdict_points import check_strong_weight, normalize_label
 
 _ANSWER_IN = {
     pos: re.compile(
@@ -71,7 +84,7 @@ _ANSWER_IN = {
 
 
 def _answers(data_dir: Path) -> dict[str, dict[str, StoredAnswer]]:
-    return {p.stem: load_answers(p) for p in sorted((data_dir / "model_answer").glob("*.jsonl"))}
+    return {name: load_answers(p) for name, p in jsonl_files(data_dir / "model_answer").items()}
 
 
 def _match_answers(
@@ -106,7 +119,7 @@ class _Source:
     answers: dict[str, dict[str, StoredAnswer]]
     version: str
     baseline: str | None
-    strong_weight: float
+    strong_weight: int
     encoding: str
 
     def default_baseline(self, category: str | None) -> str | None:
@@ -114,12 +127,57 @@ class _Source:
         return self.baseline or baseline_for(version_config(self.version), category, None)
 
 
+HUB_VERSION = "v0.1"
+"""The release read from the hub when neither a folder nor ``--version`` is given (the
+``arenahard`` task's default version)."""
+
+
+def release_folder(
+    data_dir: str | Path | None, judge: str, version: str | None = None, sample: bool = False
+) -> Path:
+    """The arena-hard-auto data folder an import reads: the shipped sample, a local folder, or
+    (neither given) the official release on the Hugging Face hub, downloaded with the task's
+    caching and revision pinning: the questions, ``judge``'s judgments and the answers of the
+    baselines and of the judged models."""
+    if sample:
+        return sample_folder(IMPORT_SAMPLE)
+    if data_dir is not None:
+        return Path(data_dir)
+    version = version or HUB_VERSION
+    instead = (
+        "Import the shipped sample (arenahard import arena-hard-auto --sample --judge gpt-4o "
+        f"--out DIR) or a local copy (arenahard import arena-hard-auto DATA_DIR --judge {judge} --out DIR)."
+    )
+    folder = hub_download(version, ["question.jsonl", f"model_judgment/{judge}/*.jsonl"], instead)
+    judged = jsonl_files(folder / "model_judgment" / judge)
+    if not judged:
+        judges = hub_listing(version, "model_judgment", instead)
+        raise UserError(
+            f"no judge {judge!r} in Arena-Hard {version} on the hub (judges: {', '.join(judges) or 'none'})"
+        )
+    models = sorted({*version_config(version).baseline.models(), *judged})
+    return hub_download(version, [f"model_answer/{m}.jsonl" for m in models], instead)
+
+
+def _judgment_files(data_dir: Path, judge: str) -> list[Path]:
+    """The judgment files of ``judge``; an unknown judge lists the judges the folder holds."""
+    files = list(jsonl_files(data_dir / "model_judgment" / judge).values())
+    if files:
+        return files
+    judges = sorted(p.name for p in (data_dir / "model_judgment").glob("*") if p.is_dir())
+    if not judges:
+        raise UserError(f"no judgment files in {data_dir / 'model_judgment'}")
+    raise UserError(
+        f"no judgment files for judge {judge!r} in {data_dir / 'model_judgment'} (judges: {', '.join(judges)})"
+    )
+
+
 def import_judgments(
     data_dir: str | Path,
     judge: str,
     out: str | Path,
     baseline: str | None = None,
-    strong_weight: float | None = None,
+    strong_weight: int | None = None,
     encoding: str | None = None,
     version: str | None = None,
 ) -> Imported:
@@ -131,10 +189,7 @@ def import_judgments(
     computed from answer texts recovered from the judge prompts when no answer file matches.
     """
     data_dir, out = Path(data_dir), Path(out)
-    judgment_dir = data_dir / "model_judgment" / judge
-    files = sorted(judgment_dir.glob("*.jsonl"))
-    if not files:
-        raise FileNotFoundError(f"no judgment files in {judgment_dir}")
+    files = _judgment_files(data_dir, judge)
     questions = load_questions(data_dir / "question.jsonl")
     version = version or detect_version(questions)
     if version not in ("v0.1", "v2.0"):
@@ -142,7 +197,8 @@ def import_judgments(
     cfg = version_config(version)
     source = _Source(
         {q.id: q for q in questions}, _answers(data_dir), version, baseline,
-        cfg.strong_weight if strong_weight is None else strong_weight, encoding or cfg.token_encoding,
+        check_strong_weight(cfg.strong_weight if strong_weight is None else strong_weight),
+        encoding or cfg.token_encoding,
     )  # fmt: skip
     result = Imported()
     out.mkdir(parents=True, exist_ok=True)
@@ -269,15 +325,16 @@ def _sample(
         if model_style and baseline_style
         else None
     )
-    metadata = {
-        "model": model,
-        "baseline": baseline,
-        "category": category,
-        "strong_weight": source.strong_weight,
-        "games": [g.record() for g in games],
-        "style": style,
-    }
-    value = score_games(games, source.strong_weight)
+    game_score = GameScore(
+        model=model,
+        baseline=baseline,
+        category=category,
+        games=tuple(g.scored() for g in games),
+        strong_weight=source.strong_weight,
+        style=style,
+    )
+    metadata = game_score.metadata()
+    value = game_score.points()
     labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
     score = (
         Score(value=value, answer=labels, explanation=explain(games), metadata=metadata)
@@ -300,8 +357,8 @@ def _sample(
         scores={"pairwise_judge": score},
         metadata={
             "category": category,
-            "baseline_model": baseline,
-            "baseline_answer": baseline_text,
+            BASELINE_MODEL: baseline,
+            BASELINE_ANSWER: baseline_text,
         },
     )
 
@@ -356,23 +413,22 @@ def _modified(path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
 
 
-def _metrics(samples: list[EvalSample], strong_weight: float) -> dict[str, EvalMetric]:
-    """The live scorer's header metrics (``games_vs_baseline``, ``mean``, ``stderr``); none
-    when no sample has a parsed verdict (never NaN)."""
-    scores = [(s.scores or {})["pairwise_judge"] for s in samples]
-    values = np.array([score.as_float() for score in scores])
+def _metrics(samples: list[EvalSample], version: str) -> dict[str, EvalMetric]:
+    """The live scorer's header metrics (``games_vs_baseline`` under the version's official
+    rule for unparsed games, ``mean``, ``stderr``); none when no sample has a parsed verdict
+    (never NaN)."""
+    scores = [(s.id, (s.scores or {})["pairwise_judge"]) for s in samples]
+    values = np.array([score.as_float() for _, score in scores])
     scored = values[~np.isnan(values)]
-    if not len(scored):
+    headline = headline_score(
+        ((sample_id, score.metadata or {}) for sample_id, score in scores),
+        official_rules(version).unparsed,
+    )
+    if not len(scored) or headline is None:
         return {}
-    games = [
-        Game(g["judge"], g["game"], g["model_position"], g["label"], g["parsed"], 1, "")
-        for score in scores
-        for g in (score.metadata or {})["games"]
-    ]
-    pooled = score_games(games, strong_weight)
     stderr = float(scored.std(ddof=1) / np.sqrt(len(scored))) if len(scored) > 1 else 0.0
     return {
-        "games_vs_baseline": EvalMetric(name="games_vs_baseline", value=100 * (pooled or 0.0)),
+        "games_vs_baseline": EvalMetric(name="games_vs_baseline", value=headline),
         "mean": EvalMetric(name="mean", value=float(scored.mean())),
         "stderr": EvalMetric(name="stderr", value=stderr),
     }
@@ -384,7 +440,7 @@ def _eval_log(
     judge: str,
     version: str,
     samples: list[EvalSample],
-    strong_weight: float,
+    strong_weight: int,
 ) -> EvalLog:
     created = _modified(path).isoformat()
     return EvalLog(
@@ -408,7 +464,7 @@ def _eval_log(
                 EvalScore(
                     name="pairwise_judge",
                     scorer="pairwise_judge",
-                    metrics=_metrics(samples, strong_weight),
+                    metrics=_metrics(samples, version),
                 )
             ],
         ),

@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import inspect_ai._util.zipfile  # noqa: F401  (teaches stdlib zipfile the zstd that .eval files use)
 from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sample_summaries
@@ -30,10 +30,9 @@ from orjson import loads as _orjson_loads  # ~3× faster than json on sample sum
 from zstandard import ZstdError
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.evaluate.adaptive import SKIPPED, header_adaptive, run_note
+from inspect_arenahard.evaluate.adaptive import header_adaptive, run_note
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
-from inspect_arenahard.stats.game_record import SCORED_GAME_FIELDS, GameRecord, check_game
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
+from inspect_arenahard.stats.game_record import GameRecord, GameScore
 
 DAMAGED = (
     KeyError, ValueError, TypeError, OSError, EOFError, NotImplementedError, zipfile.BadZipFile,
@@ -346,15 +345,28 @@ def game_key(game: GameRecord) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-def read_games(paths: Sequence[str | Path]) -> LogGames:
-    """Game records from every arenahard judge log under ``paths``, each game counted once."""
+SampleReader = Callable[[str, dict[str, Any]], None]
+"""Called with (log path, full sample record) for every sample of every judge log read: what the
+leaderboard's audit and cost columns take from the same read as the games."""
+
+
+def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = None) -> LogGames:
+    """Game records from every arenahard judge log under ``paths``, each game counted once.
+
+    Without ``on_sample`` only the sample summaries are read (fast); with it each sample is read
+    once in full, handed to ``on_sample`` and its games taken from the same record.
+    """
     selected, result = select_runs(paths)
     kept: dict[tuple[Any, ...], tuple[GameRecord, Run]] = {}
     for path, header in selected:
         run = _run(path, header)
         result.runs.append(run)
         try:
-            summaries = raw_summaries(path, run.damaged)
+            summaries = (
+                raw_summaries(path, run.damaged)
+                if on_sample is None
+                else _handed_on(sample_records(path, run.damaged), path, on_sample)
+            )
         except DAMAGED as ex:
             result.runs.pop()
             result.ignored.append((path, f"damaged log, samples unreadable ({_brief(ex)})"))
@@ -381,6 +393,17 @@ def read_games(paths: Sequence[str | Path]) -> LogGames:
     return result
 
 
+def _handed_on(
+    samples: Iterable[dict[str, Any]], path: str, on_sample: SampleReader
+) -> list[dict[str, Any]]:
+    """Every full sample of a log, each first handed to ``on_sample``."""
+    out = []
+    for sample in samples:
+        on_sample(path, sample)
+        out.append(sample)
+    return out
+
+
 def _sortable(key: tuple[Any, ...]) -> tuple[str, ...]:
     """Games in one canonical order whatever the logs' layout (bootstraps then agree)."""
     return tuple(f"{v:>12}" if isinstance(v, int) else str(v) for v in key)
@@ -399,8 +422,6 @@ def _sample_games(
     if not isinstance(score, dict) or not score.get("metadata"):
         return None
     metadata = score["metadata"]
-    if metadata.get(SKIPPED):
-        return SKIPPED_SAMPLE
     if any(
         isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
         for k in ("games", "style")
@@ -415,7 +436,11 @@ def _sample_games(
         (n.split("/")[-1] for n in summary.get("scores") or {} if n.split("/")[-1] in GAME_SCORERS),
         SCORER,
     )
-    games = list(_games(summary["id"], summary["epoch"], header, metadata, path, protocol))
+    where = f"{path}: sample {summary['id']} (epoch {summary['epoch']}): score metadata"
+    game_score = GameScore.parse(metadata, where)
+    if game_score.skipped is not None:
+        return SKIPPED_SAMPLE
+    games = _games(summary["id"], summary["epoch"], header, game_score, path, protocol)
     run.unparsed += sum(not g["parsed"] for g in games)
     return games
 
@@ -552,41 +577,24 @@ def _games(
     sample_id: Any,
     epoch: int,
     header: Header,
-    metadata: dict[str, Any],
+    score: GameScore,
     log: str,
     protocol: str = SCORER,
-) -> Iterable[GameRecord]:
-    where = f"{log}: sample {sample_id} (epoch {epoch}): score metadata"
-    games = metadata.get("games", [])
-    if not games:
-        return
-    baseline = metadata.get("baseline")
-    if not isinstance(baseline, str):
-        raise ValueError(f"{where}: field 'baseline' (the baseline model) is missing")
-    weight = metadata.get("strong_weight", STRONG_WEIGHT)
+) -> list[GameRecord]:
+    """The game records of one sample's parsed score, with the run's settings and the rules
+    that neutralised the answers the judge saw."""
     settings = header.settings
-    if "neutralisation" in metadata:  # the rules that rewrote the answers the judge saw
+    if score.neutralisation is not None:  # the rules that rewrote the answers the judge saw
         settings = json.dumps(
-            {**json.loads(settings or "{}"), "neutralisation": metadata["neutralisation"]},
+            {**json.loads(settings or "{}"), "neutralisation": score.neutralisation},
             sort_keys=True,
         )
-    for k, game in enumerate(games):
-        check_game(game, f"{where} games[{k}]", SCORED_GAME_FIELDS)
-        yield {
-            "log": log,
-            "question_id": str(sample_id),
-            "epoch": epoch,
-            "model": metadata.get("model") or header.model,
-            "baseline": baseline,
-            "judge": game["judge"],
-            "category": metadata.get("category"),
-            "game": game["game"],
-            "model_position": game["model_position"],
-            "label": game["label"],
-            "parsed": bool(game["parsed"]),
-            "style": metadata.get("style"),
-            "version": header.version,
-            "protocol": protocol,
-            "strong_weight": int(weight) if float(weight).is_integer() else weight,
-            "settings": settings,
-        }
+    return score.records(
+        question_id=str(sample_id),
+        epoch=epoch,
+        model=header.model,
+        log=log,
+        version=header.version,
+        protocol=protocol,
+        settings=settings,
+    )

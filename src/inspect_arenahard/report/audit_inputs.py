@@ -17,14 +17,8 @@ from typing import Any, Sequence
 from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
-from inspect_arenahard.logs.reader import (
-    DAMAGED,
-    GAME_SCORERS,
-    find_score,
-    log_files,
-    sample_records,
-    select_runs,
-)
+from inspect_arenahard.files.arena_layout import ArenaHardFolder
+from inspect_arenahard.logs.reader import GAME_SCORERS, LogGames, find_score, log_files, read_games
 from inspect_arenahard.report.audit_checks import AuditedAnswer, ModelAudit, Thresholds, audit_model
 
 PROBE_TASK = "arenahard_probes"
@@ -94,40 +88,57 @@ def _sample(raw: dict[str, Any]) -> tuple[str | None, AuditedAnswer]:
     )
 
 
+@dataclass
+class AnswerReader:
+    """Audit samples per log, taken from the samples a pass over the logs hands over
+    (:data:`inspect_arenahard.logs.reader.SampleReader`), so the audit needs no read of its own."""
+
+    by_log: dict[str, list[tuple[str | None, str, int, AuditedAnswer]]] = field(
+        default_factory=dict
+    )
+    """log path → (model named by the judge score, prompt id, epoch, audit sample) per sample."""
+
+    def __call__(self, path: str, raw: dict[str, Any]) -> None:
+        """Keep one sample's answer for the audit."""
+        model, sample = _sample(raw)
+        answers = self.by_log.setdefault(path, [])
+        answers.append((model, str(raw.get("id")), int(raw.get("epoch") or 1), sample))
+
+    def by_model(self, result: LogGames) -> tuple[dict[str, list[AuditedAnswer]], list[str]]:
+        """Audit samples per model and notes. Like the leaderboard, each answer counts once: a
+        sample (model, prompt id, epoch) answered in several runs is taken from the latest;
+        replaced answers, damaged members and skipped files are named in the notes."""
+        latest: dict[tuple[str, str, int], AuditedAnswer] = {}
+        replaced: dict[str, int] = {}
+        notes: list[str] = []
+        for run in result.runs:  # oldest first
+            for model, sample_id, epoch, sample in self.by_log.get(run.path, []):
+                key = (model or run.model, sample_id, epoch)
+                if key in latest:
+                    replaced[run.path] = replaced.get(run.path, 0) + 1
+                latest[key] = sample
+            if run.damaged:
+                notes.append(
+                    f"partly read {run.path}: {len(run.damaged)} damaged members skipped "
+                    f"({', '.join(run.damaged)})"
+                )
+        by_model: dict[str, list[AuditedAnswer]] = {}
+        for (model, _, _), sample in sorted(latest.items(), key=lambda item: item[0]):
+            by_model.setdefault(model, []).append(sample)
+        notes += [
+            f"replaced: {n} answers re-judged in newer {path}" for path, n in replaced.items()
+        ]
+        notes += [f"ignored {path}: {reason}" for path, reason in result.ignored]
+        return by_model, notes
+
+
 def read_model_samples(
     paths: Sequence[str | Path],
 ) -> tuple[dict[str, list[AuditedAnswer]], list[str]]:
-    """Audit samples per model from every judge log under ``paths``, and notes.
-
-    Like the leaderboard, each answer counts once: a sample (model, prompt id, epoch) answered in
-    several runs is taken from the latest; replaced answers, damaged members and skipped files
-    are named in the notes.
-    """
-    selected, skipped = select_runs(paths)
-    latest: dict[tuple[str, str, int], AuditedAnswer] = {}
-    replaced: dict[str, int] = {}
-    notes: list[str] = []
-    for path, header in selected:
-        damaged: list[str] = []
-        try:
-            for raw in sample_records(path, damaged):
-                model, sample = _sample(raw)
-                key = (model or header.model, str(raw.get("id")), int(raw.get("epoch") or 1))
-                if key in latest:
-                    replaced[path] = replaced.get(path, 0) + 1
-                latest[key] = sample
-        except DAMAGED as ex:
-            notes.append(f"ignored {path}: damaged log, samples unreadable ({type(ex).__name__})")
-        if damaged:
-            notes.append(
-                f"partly read {path}: {len(damaged)} damaged members skipped ({', '.join(damaged)})"
-            )
-    by_model: dict[str, list[AuditedAnswer]] = {}
-    for (model, _, _), sample in sorted(latest.items(), key=lambda item: item[0]):
-        by_model.setdefault(model, []).append(sample)
-    notes += [f"replaced: {n} answers re-judged in newer {path}" for path, n in replaced.items()]
-    notes += [f"ignored {path}: {reason}" for path, reason in skipped.ignored]
-    return by_model, notes
+    """Audit samples per model from every judge log under ``paths``, and notes
+    (:meth:`AnswerReader.by_model`)."""
+    answers = AnswerReader()
+    return answers.by_model(read_games(paths, answers))
 
 
 def read_probe_results(paths: Sequence[str | Path]) -> list[ProbeResult]:
@@ -166,25 +177,33 @@ def audit_logs(
     paths: Sequence[str | Path], thresholds: Thresholds = Thresholds(), probes: bool = True
 ) -> AuditReport:
     """Every model's audit from the judge logs, and (``probes``) every probe result, under ``paths``."""
-    by_model, notes = read_model_samples(paths)
+    report = audit_samples(*read_model_samples(paths), thresholds)
+    report.probes = read_probe_results(paths) if probes else []
+    return report
+
+
+def audit_samples(
+    by_model: dict[str, list[AuditedAnswer]],
+    notes: list[str],
+    thresholds: Thresholds = Thresholds(),
+) -> AuditReport:
+    """Every model's audit from its samples (no probes)."""
     models = [
         audit_model(model, samples, thresholds) for model, samples in sorted(by_model.items())
     ]
-    return AuditReport(
-        models=models, probes=read_probe_results(paths) if probes else [], notes=notes
-    )
+    return AuditReport(models=models, notes=notes)
 
 
 def audit_answers(
     data_dir: str | Path, baseline: str | None = "gpt-4-0314", thresholds: Thresholds = Thresholds()
 ) -> AuditReport:
     """Audit the answer files of a folder in arena-hard-auto's layout (no judged games)."""
-    folder = Path(data_dir)
-    questions = {q.id: q.prompt for q in load_questions(folder / "question.jsonl")}
-    files = sorted((folder / "model_answer").glob("*.jsonl"))
+    folder = ArenaHardFolder(Path(data_dir))
+    questions = {q.id: q.prompt for q in load_questions(folder.questions)}
+    files = folder.answer_files()
     if not files:
-        raise FileNotFoundError(f"no answer files in {folder / 'model_answer'}")
-    base = load_answers(folder / "model_answer" / f"{baseline}.jsonl") if baseline else {}
+        raise FileNotFoundError(f"no answer files in {folder.answers}")
+    base = load_answers(folder.answer_file(baseline)) if baseline else {}
     report = AuditReport()
     for path in files:
         answers = load_answers(path)
@@ -202,9 +221,13 @@ def audit_answers(
 
 
 def model_flags(paths: Sequence[str | Path]) -> dict[str, list[str]]:
-    """Flags per model for the leaderboard's ``flags`` column; sample members the audit could
-    not read are named on stderr (the ranking itself reads the summaries)."""
-    report = audit_logs(paths, probes=False)
+    """Flags per model for the leaderboard's ``flags`` column (:func:`flags_of`)."""
+    return flags_of(audit_samples(*read_model_samples(paths)))
+
+
+def flags_of(report: AuditReport) -> dict[str, list[str]]:
+    """Flags per model; sample members the audit could not read are named on stderr (the
+    ranking's own summary line counts them too)."""
     for note in report.notes:
         if note.startswith("partly read"):
             print(f"audit: {note}", file=sys.stderr)

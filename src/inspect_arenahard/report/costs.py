@@ -16,9 +16,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orjson import loads  # as the log reader: ~3× faster than json
+
+if TYPE_CHECKING:
+    from inspect_arenahard.logs.reader import LogGames
 
 MODEL_ROLE = "model"
 """Role name given to the calls of the model under test (Inspect records no role for them)."""
@@ -331,11 +334,19 @@ def run_cost(path: str, model: str, prices: Mapping[str, tuple[float, float]] = 
     """Usage per role and serving model over every model event of one log."""
     run = RunCost(path=path, model=model)
     for event in model_events(path):
-        role = event.get("role") or MODEL_ROLE
-        served = str(event.get("model"))
-        usage = run.roles.setdefault(role, {}).setdefault(served, Usage())
-        _add_call(usage, served, event, prices)
+        _add_event(run.roles, event, prices)
     return run
+
+
+def _add_event(
+    roles: dict[str, dict[str, Usage]],
+    event: Mapping[str, Any],
+    prices: Mapping[str, tuple[float, float]],
+) -> None:
+    """Count one ``model`` event under its role and serving model."""
+    role = event.get("role") or MODEL_ROLE
+    served = str(event.get("model"))
+    _add_call(roles.setdefault(role, {}).setdefault(served, Usage()), served, event, prices)
 
 
 def _add_call(
@@ -398,21 +409,43 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
                 yield json.loads(event.model_dump_json(exclude_none=True))
 
 
+@dataclass
+class UsageReader:
+    """Usage per log, counted from the samples a pass over the logs hands over
+    (:data:`inspect_arenahard.logs.reader.SampleReader`), so costs need no read of their own."""
+
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: PRICES)
+    roles_by_log: dict[str, dict[str, dict[str, Usage]]] = field(default_factory=dict)
+
+    def __call__(self, path: str, sample: dict[str, Any]) -> None:
+        """Count one sample's model calls."""
+        roles = self.roles_by_log.setdefault(path, {})
+        for event in sample.get("events") or []:
+            if event.get("event") == "model":
+                _add_event(roles, event, self.prices)
+
+    def report(self, result: LogGames) -> CostReport:
+        """Usage of the runs ``result`` ranks (those with a game no newer run re-judged), and of
+        the re-runs it set aside entirely."""
+        report = CostReport()
+        for run in result.kept_runs:
+            cost = self._run_cost(run.path, run.model)
+            if run.adaptive is not None:
+                cost.judged_samples, cost.skipped_samples = run.samples, run.skipped_samples
+            report.runs.append(cost)
+        report.superseded = [self._run_cost(old.path, old.model) for old, _ in result.superseded]
+        return report
+
+    def _run_cost(self, path: str, model: str) -> RunCost:
+        return RunCost(path=path, model=model, roles=self.roles_by_log.get(path, {}))
+
+
 def log_costs(
     paths: Sequence[str | Path], prices: Mapping[str, tuple[float, float]] | None = None
 ) -> CostReport:
     """Usage of the judge runs under ``paths`` that a leaderboard uses (those with at least one
-    game no newer run re-judged), and of the re-runs it set aside entirely."""
+    game no newer run re-judged), and of the re-runs it set aside entirely (one read per log)."""
     from inspect_arenahard.logs.reader import read_games
 
-    table = PRICES if prices is None else {**PRICES, **prices}
-    result = read_games(paths)
-    report = CostReport()
-    report.runs = []
-    for run in result.kept_runs:
-        cost = run_cost(run.path, run.model, table)
-        if run.adaptive is not None:
-            cost.judged_samples, cost.skipped_samples = run.samples, run.skipped_samples
-        report.runs.append(cost)
-    report.superseded = [run_cost(old.path, old.model, table) for old, _ in result.superseded]
-    return report
+    usage = UsageReader(PRICES if prices is None else {**PRICES, **prices})
+    return usage.report(read_games(paths, usage))

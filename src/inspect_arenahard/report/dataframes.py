@@ -3,14 +3,17 @@
 ``games_df`` has one row per judged game, ``battles_df`` one row per battle as the leaderboard
 fits them and ``leaderboard_df`` the leaderboard's rows; both come from the same fast log reader as ``arenahard leaderboard`` (newest complete
 run per model and settings; superseded, partial and ignored logs are listed in ``df.attrs["notes"]``),
-so a notebook never re-parses logs::
+so a notebook never re-parses logs:
 
-    from inspect_arenahard.report.dataframes import games_df, battles_df
+```python
+from inspect_arenahard import RankingOptions
+from inspect_arenahard.report.dataframes import battles_df, games_df, leaderboard_df
 
-    games = games_df("logs/")                      # or "s3://bucket/arenahard"
-    games.groupby(["judge", "position"]).points.mean()
-    battles = battles_df("logs/", strong_weight=3)
-    board = leaderboard_df("logs/", RankingOptions(style_control="length"))  # as `arenahard leaderboard`
+games = games_df("logs/")                      # or "s3://bucket/arenahard"
+games.groupby(["judge", "position"]).points.mean()
+battles = battles_df("logs/", strong_weight=3)
+board = leaderboard_df("logs/", RankingOptions(style_control="length"))  # as `arenahard leaderboard`
+```
 """
 
 from __future__ import annotations

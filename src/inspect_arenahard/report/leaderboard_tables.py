@@ -1,7 +1,10 @@
 """Leaderboard output: plain-text tables, JSON/CSV records and a forest-plot PNG.
 
-Records are ``{model, score, lower, upper, n, avg_tokens, excluded, ci_method}`` (percent against
-the baseline; ``n`` in games, ``ci_method`` the interval: ``sandwich`` or ``official``); when several tables are written together each record starts with its ``category``
+Records are ``{model, score, lower, upper, n, avg_tokens, excluded, excluded_unparsed,
+excluded_partners, excluded_self, ci_method}`` (percent against the baseline; ``n`` in games;
+``excluded`` the games left out, then split into unparsed verdicts, their parsed partners under
+the pair rule and games of a model against itself; ``ci_method`` the interval: ``sandwich`` or
+``official``); when several tables are written together each record starts with its ``category``
 (``"all"`` for the pooled table). Style-controlled records add ``style_control`` (the features)
 and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odds per SD with its
 CI), so a style-controlled table can never pass for a plain one; an official bootstrap of one-step
@@ -234,16 +237,8 @@ def format_table(
             "no interval: a prompt-clustered interval needs games on at least 2 prompts "
             "(--ci-method official gives the row bootstrap, which ignores prompt-to-prompt variation)"
         )
-    if table.excluded_games:
-        partners = table.excluded_games - table.unparsed_games
-        lines.append(
-            f"{table.excluded_games} games excluded: {table.unparsed_games} unparsed (or a model against itself)"
-            + (
-                f", {partners} their parsed partners (pair rule: a judgment counts only with both games)"
-                if table.unparsed_rule == "pair"
-                else " (game rule: partners kept)"
-            )
-        )
+    if table.exclusions.total:
+        lines.append(exclusions_note(table))
     if table.unranked:
         lines.append(
             "not ranked, every game excluded: "
@@ -263,6 +258,16 @@ def group_order(judging: TableJudging, model: str) -> int:
     """Anchors (in every group) first, then each group's rows together, best first."""
     row = judging.rows.get(model)
     return 0 if row is None or row.group is None else row.group
+
+
+def exclusions_note(table: Leaderboard) -> str:
+    """The games a table left out, split by why, and the rule that decided about partners."""
+    rule = (
+        "pair rule: a judgment counts only with both games"
+        if table.unparsed_rule == "pair"
+        else "game rule: partners of unparsed games kept"
+    )
+    return f"{table.exclusions.describe()} ({rule})"
 
 
 def format_tables(

@@ -33,7 +33,7 @@ from scipy.special import ndtri
 
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import percentile_interval
-from inspect_arenahard.stats.estimates import Leaderboard, Row, sample_covariance
+from inspect_arenahard.stats.estimates import Exclusions, Leaderboard, Row, sample_covariance
 
 COMBINED = "combined"
 """Category label of the combined table."""
@@ -91,7 +91,7 @@ def combine(
                 upper=float(upper[i]),
                 n=sum(p.n for p in parts),
                 avg_tokens=float(np.mean(tokens)) if tokens else None,
-                excluded=sum(p.excluded for p in parts),
+                exclusions=sum((p.exclusions for p in parts), Exclusions()),
             )
         )
     rows.sort(key=lambda r: (-r.score, r.model))
@@ -100,7 +100,8 @@ def combine(
     )
     table = Leaderboard(
         category=COMBINED, baseline=f"each category's own — {anchors}", method=first.method, rounds=first.rounds, ci=first.ci,
-        rows=tuple(rows), judges=first.judges, excluded_games=sum(t.excluded_games for t in tables),
+        rows=tuple(rows), judges=first.judges, exclusions=sum((t.exclusions for t in tables), Exclusions()),
+        unparsed_rule=first.unparsed_rule,
         ci_method=first.ci_method, clusters=sum(t.clusters for t in tables),
         one_step=any(t.one_step for t in tables),
         covariance={(x, y): float(covariance[i, j]) for i, x in enumerate(everywhere) for j, y in enumerate(everywhere)},

@@ -2,7 +2,7 @@
 
 Scores are percentages against the baseline (the baseline itself is 50): for ``bt`` the fitted
 win-rate against it, for ``mean`` the model's mean battle score. Rows also carry the battles used
-(``n``), the mean answer length and the games excluded for an unparsed verdict.
+(``n``), the mean answer length and the games excluded, by why (``Exclusions``).
 
 By default every choice that changes the numbers follows the official code of the version that
 produced the battles (``official_rules``), so tables compare with published leaderboards:
@@ -122,6 +122,14 @@ def resolve_rules(
     return Rules(**resolved)  # type: ignore[arg-type]
 
 
+def exclusion_masks(battles: Battles, left_out: np.ndarray) -> dict[str, np.ndarray]:
+    """The rows ``left_out`` split by why, in ``Exclusions``' field order: unparsed games,
+    parsed partners the pair rule dropped with them, and games of a model against itself."""
+    own = battles.a == battles.b
+    parsed = battles.parsed
+    return {"unparsed": ~parsed & ~own, "partners": left_out & parsed, "self_games": left_out & own}
+
+
 def left_out_games(battles: Battles, rule: Unparsed) -> np.ndarray:
     """Mask of the rows left out: unparsed games, and under ``pair`` every game of a judgment
     (question, epoch, judge, model pair) with an unparsed game."""
@@ -143,11 +151,55 @@ def left_out_games(battles: Battles, rule: Unparsed) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Exclusions:
+    """Games a ranking left out, by why: an unparsed verdict, the parsed partner of an unparsed
+    game (the pair rule drops both games of a judgment) or a model against itself (no
+    information). Every table and row carries them, so each output can say what it counts."""
+
+    unparsed: int = 0
+    partners: int = 0
+    self_games: int = 0
+
+    @property
+    def total(self) -> int:
+        """All games left out."""
+        return self.unparsed + self.partners + self.self_games
+
+    def __add__(self, other: Exclusions) -> Exclusions:
+        return Exclusions(
+            self.unparsed + other.unparsed,
+            self.partners + other.partners,
+            self.self_games + other.self_games,
+        )
+
+    def record(self) -> dict[str, int]:
+        """``excluded`` (the total) and its three parts, as JSON/CSV fields."""
+        return {
+            "excluded": self.total,
+            "excluded_unparsed": self.unparsed,
+            "excluded_partners": self.partners,
+            "excluded_self": self.self_games,
+        }
+
+    def describe(self) -> str:
+        """``66 games excluded: 34 unparsed, 32 pair-rule partners``; zero parts are left out."""
+        parts = [
+            f"{n} {label}"
+            for n, label in (
+                (self.unparsed, "unparsed"),
+                (self.partners, "pair-rule partners of unparsed games"),
+                (self.self_games, "a model against itself"),
+            )
+            if n
+        ]
+        return f"{self.total} games excluded: {', '.join(parts)}"
+
+
+@dataclass(frozen=True)
 class Row:
     """One model's line: ``score``/``lower``/``upper`` in percent against the baseline; ``n`` the
     parsed games it played (a strong verdict counts once here, ``strong_weight`` times in the fit;
-    the baseline's ``n`` is all its games); ``excluded`` its games left out as unparsed (and, under
-    the pair rule, as the partner of an unparsed game)."""
+    the baseline's ``n`` is all its games); ``exclusions`` its games left out, by why."""
 
     model: str
     score: float
@@ -155,11 +207,17 @@ class Row:
     upper: float
     n: int
     avg_tokens: float | None
-    excluded: int
+    exclusions: Exclusions = field(default_factory=Exclusions)
+
+    @property
+    def excluded(self) -> int:
+        """All the model's games left out."""
+        return self.exclusions.total
 
     def record(self) -> dict[str, Any]:
-        """The row's fields as a JSON/CSV record."""
-        return asdict(self)
+        """The row's fields as a JSON/CSV record, the exclusions as flat ``excluded*`` fields."""
+        fields = {k: v for k, v in asdict(self).items() if k != "exclusions"}
+        return fields | self.exclusions.record()
 
 
 @dataclass(frozen=True)
@@ -176,8 +234,7 @@ class Coefficient:
 class Leaderboard:
     """A ranked table (best first). ``unranked`` maps models with no parsed battle to their
     excluded games; ``degenerate`` says pseudo-ties were needed (see ``bt``); ``judges`` are the
-    judges pooled; ``excluded_games`` counts all games left out for an unparsed verdict (under the
-    pair rule, with their partners)."""
+    judges pooled; ``exclusions`` counts the games left out, by why."""
 
     category: str | None
     baseline: str
@@ -189,13 +246,12 @@ class Leaderboard:
     unranked: dict[str, int] = field(default_factory=dict)
     degenerate: bool = False
     judges: tuple[str, ...] = ()
-    excluded_games: int = 0
+    exclusions: Exclusions = field(default_factory=Exclusions)
     bootstrap: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     """Per-model official bootstrap scores (%), one per round (empty for the sandwich)."""
     unparsed_rule: str = "game"
-    """``game`` or ``pair`` (see the module docstring); ``excluded_games`` − ``unparsed_games``
-    are the parsed partners the pair rule also left out."""
-    unparsed_games: int = 0
+    """``game`` or ``pair`` (see the module docstring): whether partners of unparsed games are
+    left out too."""
     style_anchor: str | None = None
     """``official`` or ``equal`` for style-controlled tables (``style_control``), else None."""
     ci_method: str = "sandwich"
@@ -206,6 +262,16 @@ class Leaderboard:
     orders; the baseline's entries are 0. Power analysis reads its variance from here."""
     one_step: bool = False
     """The official bootstrap's rounds are one-step refits, not exact ones (``style_refits``)."""
+
+    @property
+    def excluded_games(self) -> int:
+        """All games left out (``exclusions.total``)."""
+        return self.exclusions.total
+
+    @property
+    def unparsed_games(self) -> int:
+        """Games left out for an unparsed verdict (``exclusions.unparsed``)."""
+        return self.exclusions.unparsed
 
     def score_covariance(self, a: str, b: str) -> float:
         """Cov(score_a, score_b) in %², the variance when ``a == b``."""
@@ -440,7 +506,10 @@ def leaderboard(
     base = resolve_baseline(battles, baseline)
     left_out = left_out_games(battles, rules.unparsed)
     counted = ~left_out
-    games, excluded = battles.games_per_model(counted), battles.games_per_model(left_out)
+    games = battles.games_per_model(counted)
+    why = exclusion_masks(battles, left_out)
+    excluded = {k: battles.games_per_model(mask) for k, mask in why.items()}
+    per_model = [Exclusions(*(int(excluded[k][i]) for k in why)) for i in range(len(battles.models))]
     ranked = np.flatnonzero(games > 0)
     used = battles.select(counted)
     remap = np.full(len(battles.models), -1)
@@ -467,15 +536,15 @@ def leaderboard(
             upper=float(estimate.upper[j]),
             n=int(games[i]),
             avg_tokens=None if np.isnan(tokens[i]) else float(tokens[i]),
-            excluded=int(excluded[i]),
+            exclusions=per_model[i],
         )
         for j, i in enumerate(ranked)
     ]
     rows.sort(key=lambda r: (-r.score, r.model))
     unranked = {
-        m: int(excluded[i])
+        m: per_model[i].total
         for i, m in enumerate(battles.models)
-        if games[i] == 0 and excluded[i] > 0
+        if games[i] == 0 and per_model[i].total > 0
     }
     return Leaderboard(
         category=category,
@@ -488,12 +557,11 @@ def leaderboard(
         unranked=unranked,
         degenerate=estimate.degenerate,
         judges=tuple(sorted({j for j in battles.judge.tolist() if j is not None})),
-        excluded_games=int(np.sum(left_out)),
+        exclusions=Exclusions(*(int(np.sum(mask)) for mask in why.values())),
         bootstrap={m: estimate.samples[:, j] for j, m in enumerate(models)}
         if len(estimate.samples)
         else {},
         unparsed_rule=rules.unparsed,
-        unparsed_games=int(np.sum(~battles.parsed)),
         style_anchor=rules.style_anchor if style else None,
         ci_method=ci_method,
         clusters=estimate.clusters,

@@ -1,19 +1,32 @@
-"""The game record: one judged game, the contract between judge logs and everything that ranks
-or analyses them. Pure (no Inspect imports), so ``stats/`` can use it.
+"""The game record, from the judge's score to the ranking: the contract between stages.
 
-:func:`inspect_arenahard.logs.reader.read_games` builds one record per game of the judge scorers'
-score metadata (see :mod:`inspect_arenahard.evaluate.scorers`); ``--games FILE`` reads them from JSONL;
-``stats.battles``, ``stats.judge_bias``, :mod:`inspect_arenahard.report.dataframes` and the report read
-them. Records stay plain dicts (built fast, written as JSON unchanged); :class:`GameRecord`
-types them and :func:`check_game` is the one validator, applied where records enter from outside
-(a log's score metadata, a JSONL line, records handed to the statistics).
+Two halves. Upstream, :class:`GameScore` is what every judge scorer writes as a sample's score
+metadata (the ``pairwise_judge`` scorer, imported arena-hard-auto judgments, Auto-Arena's peer
+battles): built as this frozen type and turned into JSON by :meth:`GameScore.metadata`, read back
+by :meth:`GameScore.parse`, so writers and the reader cannot disagree on a key. Downstream, each
+game becomes a :class:`GameRecord` (:meth:`GameScore.records`): what
+:func:`inspect_arenahard.logs.reader.read_games` yields, ``--games FILE`` holds, and
+``stats.battles``, ``stats.judge_bias``, :mod:`inspect_arenahard.report.dataframes` and the report
+read. Records stay plain dicts (built fast, written as JSON unchanged); :class:`GameRecord` types
+them and :func:`check_game` is the one validator, applied where records enter from outside (a
+log's score metadata, a JSONL line, records handed to the statistics).
+
+Pure (no Inspect imports), so ``stats/`` can use it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence, TypedDict, cast
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence, TypedDict, cast
 
-from inspect_arenahard.stats.verdict_points import LABELS, Position, normalize_label
+from inspect_arenahard.stats.verdict_points import (
+    LABELS,
+    STRONG_WEIGHT,
+    Position,
+    check_strong_weight,
+    normalize_label,
+    weighted_points,
+)
 
 
 class _RecordCore(TypedDict):
@@ -83,3 +96,215 @@ def check_game(record: Any, where: str, fields: Sequence[str] = RECORD_FIELDS) -
             f"{where}: field 'label': unknown verdict label {label!r}; expected one of {', '.join(LABELS)}"
         )
     return cast(GameRecord, record)
+
+
+@dataclass(frozen=True)
+class ScoredGame:
+    """One game as a judge scorer writes it: an entry of the score metadata's ``games``."""
+
+    judge: str
+    """Judge model, or ``committee`` for a committee's majority verdict."""
+    game: int
+    """1: baseline shown as A; 2: positions swapped (battles have game 1 only)."""
+    model_position: Position
+    label: str | None
+    """A verdict label about A vs B; None when the judge's reply had none."""
+    parsed: bool
+    attempts: int = 1
+    """Judge calls the game took (retries asking for a missing label; 0: imported null game)."""
+
+    def record(self) -> dict[str, Any]:
+        """The JSON entry (the reasoning is the score's explanation, not metadata)."""
+        return {
+            "judge": self.judge,
+            "game": self.game,
+            "model_position": self.model_position,
+            "label": self.label,
+            "parsed": self.parsed,
+            "attempts": self.attempts,
+        }
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> ScoredGame:
+        """A scored game from its JSON entry, or one ``ValueError`` naming ``where`` and the field."""
+        try:  # the common case first: a well-formed entry (logs hold many)
+            judge, number, position = raw["judge"], raw["game"], raw["model_position"]
+            label, parsed, attempts = raw["label"], raw["parsed"], raw.get("attempts", 1)
+            well_formed = (
+                type(number) is int
+                and position in ("A", "B")
+                and (label is None or label in LABELS)
+            )
+        except (KeyError, TypeError, AttributeError):
+            well_formed = False
+        if not well_formed:
+            game = check_game(raw, where, SCORED_GAME_FIELDS)  # raises, naming the field
+            judge, number, position = game["judge"], game["game"], game["model_position"]
+            label, parsed, attempts = game["label"], game["parsed"], game.get("attempts", 1)
+            if not isinstance(number, int) or isinstance(number, bool):
+                raise ValueError(f"{where}: field 'game' must be a game number, got {number!r}")
+        return cls(
+            judge=str(judge),
+            game=number,
+            model_position=position,
+            label=label,
+            parsed=bool(parsed),
+            attempts=attempts if isinstance(attempts, int) else 1,
+        )
+
+
+def points_over(games: Iterable[ScoredGame], strong_weight: int) -> tuple[float, float]:
+    """(points × weight, weight) of the model summed over the parsed games: their ratio is its
+    Arena-Hard score against the baseline (a strong verdict counts ``strong_weight`` times)."""
+    points = weight = 0.0
+    for game in games:
+        if game.label is not None and game.parsed:
+            p, w = weighted_points(game.label, game.model_position, strong_weight)
+            points, weight = points + p, weight + w
+    return points, weight
+
+
+@dataclass(frozen=True)
+class GameScore:
+    """A judge score's metadata: who played whom, every game's verdict, and what the judge saw.
+
+    The protocol's own details (a committee's rounds, a battle's turns) travel in ``committee``
+    and ``battle``; a sample adaptive judging skipped has no games and names why in ``skipped``.
+    """
+
+    model: str | None
+    """The model under test (the ``--model`` player in battles); None: the log's model."""
+    baseline: str | None
+    """The model it is compared with (its opponent in battles); required when there are games."""
+    category: str | None
+    games: tuple[ScoredGame, ...] = ()
+    strong_weight: int = STRONG_WEIGHT
+    style: Mapping[str, Any] | None = None
+    """``{"model": features, "baseline": features}`` (:mod:`inspect_arenahard.judging.style_features`)."""
+    neutralisation: str | None = None
+    """Version of the rules that rewrote the answers the judge saw (a verdict-changing setting)."""
+    neutralised: Mapping[str, Any] | None = None
+    """Per text shown to the judge, the spans neutralised."""
+    committee: Mapping[str, Any] | None = None
+    """Every committee member's verdict in every round (committee protocols)."""
+    battle: Mapping[str, Any] | None = None
+    """A peer battle's sides and its cut or incomplete turns (Auto-Arena)."""
+    skipped: str | None = None
+    """Why adaptive judging did not need the sample (then there are no games)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "strong_weight", check_strong_weight(self.strong_weight, "strong_weight")
+        )
+
+    def points(self) -> float | None:
+        """The model's Arena-Hard points over the parsed games (0–1); None when none parsed."""
+        points, weight = points_over(self.games, self.strong_weight)
+        return points / weight if weight else None
+
+    def metadata(self) -> dict[str, Any]:
+        """The score metadata (JSON): the contract every reader of judge logs relies on."""
+        if self.skipped is not None:
+            return {"skipped": self.skipped, "model": self.model, "category": self.category}
+        out: dict[str, Any] = {
+            "model": self.model,
+            "baseline": self.baseline,
+            "category": self.category,
+            "strong_weight": self.strong_weight,
+            "games": [game.record() for game in self.games],
+            "style": None if self.style is None else dict(self.style),
+        }
+        optional = {
+            "neutralisation": self.neutralisation,
+            "neutralised": self.neutralised,
+            "committee": self.committee,
+            "battle": self.battle,
+        }
+        out.update(
+            {
+                k: dict(v) if isinstance(v, Mapping) else v
+                for k, v in optional.items()
+                if v is not None
+            }
+        )
+        return out
+
+    @classmethod
+    def parse(cls, metadata: Mapping[str, Any], where: str) -> GameScore:
+        """The score of a log's metadata (any log this package wrote, older ones included), or
+        one ``ValueError`` starting with ``where`` that names the field."""
+        if metadata.get("skipped"):
+            return cls(
+                metadata.get("model"),
+                None,
+                metadata.get("category"),
+                skipped=str(metadata["skipped"]),
+            )
+        raw_games = metadata.get("games") or []
+        if not isinstance(raw_games, list):
+            raise ValueError(
+                f"{where}: field 'games' must be a list, got {type(raw_games).__name__}"
+            )
+        baseline = metadata.get("baseline")
+        if raw_games and not isinstance(baseline, str):
+            raise ValueError(f"{where}: field 'baseline' (the baseline model) is missing")
+        weight = metadata.get("strong_weight")
+        return cls(
+            model=metadata.get("model") or None,
+            baseline=baseline,
+            category=metadata.get("category"),
+            games=tuple(_parse_games(raw_games, where)),
+            strong_weight=STRONG_WEIGHT if weight is None else _weight(weight, where),
+            style=metadata.get("style"),
+            neutralisation=metadata.get("neutralisation"),
+            neutralised=metadata.get("neutralised"),
+            committee=metadata.get("committee"),
+            battle=metadata.get("battle"),
+        )
+
+    def records(
+        self,
+        *,
+        question_id: str,
+        epoch: int,
+        model: str,
+        log: str,
+        version: str | None,
+        protocol: str,
+        settings: str,
+    ) -> list[GameRecord]:
+        """One :class:`GameRecord` per game; ``model`` stands in when the score names none, and
+        ``settings`` (the run's verdict-changing settings, canonical JSON) travel in each."""
+        return [
+            {
+                "log": log,
+                "question_id": question_id,
+                "epoch": epoch,
+                "model": self.model or model,
+                "baseline": str(self.baseline),
+                "judge": game.judge,
+                "category": self.category,
+                "game": game.game,
+                "model_position": game.model_position,
+                "label": game.label,
+                "parsed": game.parsed,
+                "style": self.style,
+                "version": version,
+                "protocol": protocol,
+                "strong_weight": self.strong_weight,
+                "settings": settings,
+            }
+            for game in self.games
+        ]
+
+
+def _parse_games(raw_games: list[Any], where: str) -> Iterable[ScoredGame]:
+    for k, raw in enumerate(raw_games):
+        yield ScoredGame.parse(raw, f"{where} games[{k}]")
+
+
+def _weight(value: Any, where: str) -> int:
+    try:
+        return check_strong_weight(value, "strong_weight")
+    except ValueError as ex:
+        raise ValueError(f"{where}: {ex}") from None

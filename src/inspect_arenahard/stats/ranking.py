@@ -37,6 +37,7 @@ from inspect_arenahard.stats.judge_coverage import TableJudging, table_judging
 from inspect_arenahard.stats.quality import DEFAULT_CI
 from inspect_arenahard.stats.style_control import Anchor, parse_features
 from inspect_arenahard.stats.style_refit import Refits
+from inspect_arenahard.stats.verdict_points import check_strong_weight
 
 G = TypeVar("G", bound=Mapping[str, Any])
 DEFAULT_STYLE = "length,markdown"
@@ -107,8 +108,8 @@ class RankingOptions:
             raise ValueError(f"confidence level must be between 0 and 1, got {self.ci}")
         if self.rounds < 1:
             raise ValueError(f"bootstrap rounds must be at least 1, got {self.rounds}")
-        if self.strong_weight is not None and self.strong_weight < 1:
-            raise ValueError(f"strong weight must be at least 1, got {self.strong_weight}")
+        if self.strong_weight is not None:
+            check_strong_weight(self.strong_weight, "--strong-weight")
         parse_features(
             self.style_control or ""
         )  # an unknown feature: an error now, not after reading

@@ -22,6 +22,28 @@ STRONG_WEIGHT = 3
 """Arena-Hard counts a significant (``>>``) verdict as three battles."""
 
 
+def check_strong_weight(value: object, name: str = "strong_weight") -> int:
+    """``value`` as a strong weight, or one ``ValueError`` naming ``name``: a whole number of
+    battles, at least 1 (a strong verdict stands for that many repeated battles, as in battle
+    files; 1 counts it as an ordinary win). ``3.0`` and ``"3"`` (a ``-T`` value) are 3."""
+    if type(value) is int and value >= 1:
+        return value
+    number: object = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = value
+    if (
+        isinstance(number, bool)
+        or not isinstance(number, (int, float))
+        or not float(number).is_integer()
+        or number < 1
+    ):
+        raise ValueError(f"{name}={value!r} must be a whole number of battles, at least 1")
+    return int(number)
+
+
 def normalize_label(raw: str) -> str | None:
     """Canonical form of a label or a mirrored spelling (``A<B`` → ``B>A``); None if unknown."""
     return SPELLINGS.get(raw.replace(" ", ""))

@@ -17,13 +17,21 @@ from typing import Any
 
 from inspect_arenahard.files.outputs import versions
 from inspect_arenahard.report.costs import format_cost
-from inspect_arenahard.report.leaderboard_tables import group_order, judging_columns, records
+from inspect_arenahard.report.leaderboard_tables import (
+    exclusions_note,
+    group_order,
+    judging_columns,
+    records,
+)
 from inspect_arenahard.report.page.sections import Board, Report
+from inspect_arenahard.stats import power
 from inspect_arenahard.stats.estimates import Leaderboard, Row
 from inspect_arenahard.stats.judge_coverage import TableJudging
 from inspect_arenahard.stats.shares import Share
 
 PLAIN, STYLED, BASELINE = "#1f77b4", "#e6550d", "#d62728"
+MIN_CORRELATION_POINTS = 5
+"""Models a judge's score–length correlation needs to be shown (fewer: only their number)."""
 OUTCOME = {2: "much better", 1: "better", 0: "tie", -1: "worse", -2: "much worse"}
 """A game's verdict from the model's side (``judge_bias.model_outcome``), whatever its position."""
 
@@ -135,7 +143,7 @@ def forest_svg(board: Board) -> str:
     )
     at += 64
     if styled:
-        caption = f"style-controlled ({', '.join(c.name for c in styled.style)})"
+        caption = f"style-controlled ({', '.join(board.style_features)} held equal)"
         parts.append(
             f'<path d="{_diamond(at + 6, legend_y - 4)}" fill="{STYLED}"/><text x="{at + 14}" y="{legend_y}" class="tick">{escape(caption)}</text>'
         )
@@ -203,7 +211,7 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
         f"{pct} CI (sc)",
         "battles",
         "avg tokens",
-        "unparsed",
+        "excluded",
         "cost",
     ]
     headers += ["flags"] if show_flags else []
@@ -225,7 +233,7 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
             ),
             _cell(r.n),
             _cell(r.avg_tokens, 0),
-            _cell(r.excluded),
+            _cell(r.excluded, title=r.exclusions.describe() if r.excluded else None),
             _cell(
                 format_cost(cost) if cost else "–",
                 sort=cost.cost if cost and cost.known_cost is not None else None,
@@ -236,7 +244,7 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
         cells += [_cell(column.get(r.model) or "–") for column in judge_cells.values()]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     meta = [
-        f"anchor: <b>{escape(plain.baseline)}</b> = 50",
+        _anchor_line(board),
         f"method: {escape(plain.method)}",
         escape(plain.interval),
         f"judge{'s pooled' if len(plain.judges) > 1 else ''}: {escape(', '.join(plain.judges))}",
@@ -253,10 +261,8 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
         )
     elif board.styled_note:
         notes.append(f"Style control not shown: {escape(board.styled_note)}")
-    if plain.excluded_games:
-        notes.append(
-            f"{plain.excluded_games} games excluded (unparsed verdict, or a model against itself)."
-        )
+    if plain.exclusions.total:
+        notes.append(escape(exclusions_note(plain)) + ".")
     if plain.unranked:
         notes.append(
             "Not ranked, every game excluded: "
@@ -288,6 +294,31 @@ def _board_order(
     return sorted(rows, key=lambda r: group_order(judging, r.model)), ranks
 
 
+def _anchor_line(board: Board) -> str:
+    """Which model scores 50: the table's baseline, or each category's for the combined score."""
+    if not board.anchors:
+        return f"anchor: <b>{escape(board.plain.baseline)}</b> = 50"
+    each = "; ".join(
+        f"{escape(a.category)}: <b>{escape(a.baseline)}</b> ({100 * a.share:.1f}% of prompts)"
+        for a in board.anchors
+    )
+    return f"anchors (= 50), each category's own baseline, weighted by its prompts: {each}"
+
+
+def _coverage_note(report: Report) -> str:
+    """Said when models were judged on different prompt sets: n per model and the overlap."""
+    coverage = report.coverage
+    if not coverage.uneven:
+        return ""
+    each = ", ".join(f"{escape(m)} {n}" for m, n in coverage.per_model.items())
+    return (
+        f'<p class="note warn">The models were judged on different prompt sets: prompts per model: '
+        f"{each}; {coverage.shared} prompts shared by all {len(coverage.per_model)} models. "
+        "A score is a win-rate on the model's own prompts, so scores on different prompts compare "
+        "less directly than their intervals suggest.</p>"
+    )
+
+
 def _leaderboards(report: Report) -> str:
     names = [b.plain.category or "all" for b in report.boards]
     tabs = "".join(
@@ -296,7 +327,7 @@ def _leaderboards(report: Report) -> str:
     )
     panels = "".join(_board_panel(b, report, i == 0) for i, b in enumerate(report.boards))
     return (
-        f'<h2 id="leaderboard">Leaderboard</h2><nav class="tabs">{tabs}</nav>{panels}'
+        f'<h2 id="leaderboard">Leaderboard</h2>{_coverage_note(report)}<nav class="tabs">{tabs}</nav>{panels}'
         f'<script type="application/json" id="leaderboard-data">{leaderboard_data(report)}</script>'
     )
 
@@ -396,15 +427,16 @@ def _judges(report: Report) -> str:
             f'<td class="model">{escape(p.judge)}</td>', _cell(p.n_games), _cell(p.n_unparsed),
             _cell(100 * p.a_win_rate), _cell(100 * p.b_win_rate), _cell(100 * p.tie_rate), _cell(p.position_p_value, 3),
             _cell(100 * p.consistency), _cell(100 * p.consistency_strict),
-            _cell(length.get("spearman"), 2), _cell(100 * longer["longer_wins"] if "longer_wins" in longer else None),
+            _correlation_cell(length), _cell(100 * longer["longer_wins"] if "longer_wins" in longer else None),
         ]) + "</tr>")  # fmt: skip
     out = ['<h2 id="judges">Judges</h2>', _table(
         ["judge", "games", "unparsed", "A wins %", "B wins %", "ties %", "p (A = B)", "position-consistent %",
          "consistent incl. strength %", "Spearman(score, length)", "longer answer wins %"], rows)]  # fmt: skip
     out.append(
-        '<p class="note">Position consistency: share of prompts whose two position-swapped games give the model '
-        "the same outcome. Spearman(score, length): rank correlation of model score with mean answer tokens "
-        "under that judge (over models).</p>"
+        '<p class="note">Position consistency: share of prompts whose two position-swapped games (both parsed) '
+        "give the model the same outcome (win, tie or loss); the other prompts are listed under "
+        '<a href="#disputed">disputed games</a>. Spearman(score, length): rank correlation of model score with '
+        f"mean answer tokens under that judge, over its models (n); left out below {MIN_CORRELATION_POINTS} models.</p>"
     )
     out.append(_judge_checks(report))
     if report.agreement is not None:
@@ -461,6 +493,15 @@ def _share(share: Share) -> str:
     return share.text() if share.n else "–"
 
 
+def _correlation_cell(correlation: dict[str, float]) -> str:
+    """The rank correlation with its number of models; below ``MIN_CORRELATION_POINTS`` only n."""
+    n = int(correlation.get("n", 0))
+    value = correlation.get("spearman")
+    if n < MIN_CORRELATION_POINTS or value is None or not math.isfinite(value):
+        return _cell(f"– (n = {n})", title=f"fewer than {MIN_CORRELATION_POINTS} models: not shown")
+    return _cell(f"{value:.2f} (n = {n})", sort=value)
+
+
 def _quality_and_power(report: Report) -> str:
     out = ['<h2 id="quality">Benchmark quality</h2>']
     q = report.quality
@@ -484,23 +525,32 @@ def _quality_and_power(report: Report) -> str:
     rows = []
     for judge, r in report.power.items():
         rows.append("<tr>" + "".join([
-            f'<td class="model">{escape(judge)}</td>', _cell(r.n_prompts), _cell(r.typical_sd, 3),
+            f'<td class="model">{escape(judge)}</td>', _prompts_cell(r), _cell(r.typical_sd, 3),
             _cell(r.prompts_needed_ci_overlap), _cell(r.prompts_needed_paired if r.n_pairs else None), _cell(r.min_delta_ci_overlap),
             _cell(r.min_delta_paired if r.n_pairs else None), _cell(f"{r.pairs_separated_paired}/{r.n_pairs}", sort=r.pairs_separated_paired),
         ]) + "</tr>")  # fmt: skip
     out.append(
-        '<p class="note">Paired: prompts needed for a paired test between two models to separate a '
+        '<p class="note">Prompts now: the median over the judge\'s measured models of the prompts each was '
+        "scored on (as <code>arenahard power</code> prints it), each model's count in brackets. Paired: prompts "
+        "needed for a paired test between two models to separate a "
         f"difference of {report.options.delta:g} points; needs at least two models judged by the judge.</p>"
     )
-    out.append(_table(["judge", "prompts now", "typical per-prompt sd", "prompts needed (non-overlapping CIs)",
+    out.append(_table(["judge", "prompts now (median per model)", "typical per-prompt sd", "prompts needed (non-overlapping CIs)",
                        "prompts needed (paired)", "smallest Δ now (CIs)", "smallest Δ now (paired)", "pairs separated (paired)"], rows))  # fmt: skip
     return "".join(out)
 
 
+def _prompts_cell(r: power.PowerReport) -> str:
+    counts = ", ".join(f"{s.model} {s.n_prompts}" for s in r.models)
+    text = f"{r.n_prompts} ({counts})" if len(r.models) > 1 else str(r.n_prompts)
+    return _cell(text, sort=r.n_prompts)
+
+
 def _disputed(report: Report) -> str:
     out = [f'<h2 id="disputed">Disputed games ({report.n_disputed})</h2>',
-           '<p class="note">Prompts whose two position-swapped games the same judge decided in opposite directions. '
-           "Open one with <code>inspect view --log-dir &lt;folder&gt;</code>, pick the log file, then the sample id.</p>"]  # fmt: skip
+           '<p class="note">The position-inconsistent prompts: their two position-swapped games give the model '
+           "different outcomes (win, tie or loss) under the same judge, so they are what the judges table's "
+           "position-consistent % leaves out. Open one with <code>inspect view --log-dir &lt;folder&gt;</code>, pick the log file, then the sample id.</p>"]  # fmt: skip
     rows = [
         "<tr>" + "".join([
             f'<td class="model">{escape(d.model)}</td>', f"<td class=text>{escape(d.judge)}</td>", f"<td class=text><code>{escape(d.sample_id)}</code></td>",
@@ -589,11 +639,16 @@ nav.toc a { margin-right: 14px; color: #1f77b4; text-decoration: none; }
 .tab.active { background: #1f77b4; color: #fff; border-color: #1f77b4; }
 table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 9px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
-th { background: #fafafa; position: sticky; top: 0; }
+th { background: #fafafa; position: sticky; top: 0; white-space: normal; vertical-align: bottom; min-width: 4em; max-width: 11em; }
+td.model, td.text { white-space: normal; overflow-wrap: anywhere; max-width: 24em; }
+td code { word-break: break-all; }
 table.sortable th { cursor: pointer; user-select: none; } table.sortable th:hover { background: #eef4fa; }
 th.asc::after { content: " ▲"; } th.desc::after { content: " ▼"; }
 td.model, td.text, td:first-child { text-align: left; } tr.total td { font-weight: 600; border-top: 2px solid #ccc; }
-.plot, .scroll { overflow-x: auto; } svg.forest text { font: 12px system-ui, sans-serif; fill: #333; } svg .tick { font-size: 11px; fill: #666; }
+.plot, .scroll { overflow-x: auto; max-width: 100%; } svg.forest text { font: 12px system-ui, sans-serif; fill: #333; } svg .tick { font-size: 11px; fill: #666; }
+.scroll th:first-child, .scroll td:first-child { position: sticky; left: 0; z-index: 1; background: #fff; }
+.scroll th:first-child { z-index: 2; background: #fafafa; }
+.meta, .note, li { overflow-wrap: anywhere; } .note.warn { color: #8a5300; }
 code { font-size: 12px; background: #f4f4f4; padding: 0 3px; border-radius: 3px; }
 #errors { background: #fee; color: #900; padding: 8px; white-space: pre-wrap; }
 </style></head>

@@ -13,6 +13,7 @@ from typing import Any
 from inspect_arenahard.report.costs import CostReport, Usage, log_costs, read_prices
 from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats import judge_bias, power
+from inspect_arenahard.stats.combined import COMBINED, prompts_per_category
 from inspect_arenahard.stats.estimates import Leaderboard
 from inspect_arenahard.stats.game_record import GameRecord
 from inspect_arenahard.stats.judge_checks import JudgeCheck
@@ -26,6 +27,7 @@ from inspect_arenahard.stats.ranking import (
 )
 from inspect_arenahard.stats.reference_comparison import MIN_MODELS, compare_with_reference
 from inspect_arenahard.stats.score_tables import align_models, leaderboard_scores
+from inspect_arenahard.stats.style_control import parse_features
 
 DISPUTED_SHOWN = 60
 """Disputed games listed on the page (the total is always stated)."""
@@ -47,6 +49,15 @@ class Options:
 
 
 @dataclass(frozen=True)
+class Anchor:
+    """A category's baseline (scored 50) and its share of the prompts, for the combined table."""
+
+    category: str
+    baseline: str
+    share: float
+
+
+@dataclass(frozen=True)
 class Board:
     """One table's ranking (a category, the pooled or the combined table), plain and (when it
     can be fitted) style-controlled."""
@@ -54,8 +65,27 @@ class Board:
     plain: Leaderboard
     styled: Leaderboard | None
     styled_note: str | None
+    style_features: tuple[str, ...] = ()
+    """The features the style-controlled twin holds equal (also for the combined table, whose
+    own rows carry no coefficients)."""
+    anchors: tuple[Anchor, ...] = ()
+    """The combined table's per-category anchors (empty for other tables: ``plain.baseline``)."""
     judging: TableJudging | None = None
     """Who judged each row and which rows compare (None without judge names)."""
+
+
+@dataclass(frozen=True)
+class PromptCoverage:
+    """How many prompts each model was judged on and how many every model shares: a model
+    judged on other or fewer prompts than the rest is compared on a different question set."""
+
+    per_model: dict[str, int]
+    shared: int
+
+    @property
+    def uneven(self) -> bool:
+        """Some model was judged on prompts another was not."""
+        return any(n != self.shared for n in self.per_model.values())
 
 
 @dataclass(frozen=True)
@@ -74,7 +104,9 @@ class ModelSummary:
 
 @dataclass(frozen=True)
 class Disputed:
-    """A prompt whose two position-swapped games one judge decided in opposite directions."""
+    """A position-inconsistent prompt: its two position-swapped games give the model different
+    outcomes (win, tie or loss) under one judge. These are the pairs the judges table's
+    "position-consistent %" does not count as consistent."""
 
     log: str
     sample_id: str
@@ -104,6 +136,7 @@ class Report:
     power: dict[str, power.PowerReport]
     disputed: list[Disputed]
     n_disputed: int
+    coverage: PromptCoverage = field(default_factory=lambda: PromptCoverage({}, 0))
     quality: dict[str, Any] | None = None
     flags: dict[str, list[str]] = field(default_factory=dict)
     """``arenahard audit`` flags per model (empty without the audit)."""
@@ -126,7 +159,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
     report = Report(
         logs=list(logs),
         notes=[result.summary(), *result.notes()],
-        boards=_boards(plain, styled, note),
+        boards=_boards(plain, styled, note, options.ranking),
         models=_models(games, costs),
         costs=costs,
         positions=judge_bias.position_analysis(games),
@@ -141,6 +174,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
         ),
         disputed=[],
         n_disputed=0,
+        coverage=_coverage(games),
         options=options,
     )
     if options.audit:
@@ -166,11 +200,44 @@ def _rankings(
     return plain, styled, None
 
 
-def _boards(plain: Ranking, styled: Ranking | None, note: str | None) -> list[Board]:
+def _boards(
+    plain: Ranking, styled: Ranking | None, note: str | None, options: RankingOptions
+) -> list[Board]:
     """One board per table with rows (a combined table is empty when no model plays every
-    category), its style-controlled twin beside it."""
+    category), its style-controlled twin beside it; the overall table (the combined score when
+    the categories have their own baselines) comes first, so the page opens on it."""
     twins = {t.category: t for t in styled.tables} if styled else {}
-    return [Board(t, twins.get(t.category), note, plain.judging(t)) for t in plain.tables if t.rows]
+    features = parse_features(options.style_control or DEFAULT_STYLE) if styled else ()
+    boards = [
+        Board(t, twins.get(t.category), note, features, _anchors(t, plain), plain.judging(t))
+        for t in plain.tables
+        if t.rows
+    ]
+    overall = [b for b in boards if b.plain is plain.overall]
+    return overall + [b for b in boards if b.plain is not plain.overall]
+
+
+def _anchors(table: Leaderboard, ranking: Ranking) -> tuple[Anchor, ...]:
+    if table.category != COMBINED:
+        return ()
+    prompts = prompts_per_category(ranking.battles)
+    total = sum(prompts.values())
+    return tuple(
+        Anchor(str(t.category), t.baseline, prompts.get(str(t.category), 0) / total)
+        for t in ranking.tables
+        if t.category not in (None, COMBINED)
+    )
+
+
+def _coverage(games: list[GameRecord]) -> PromptCoverage:
+    """The prompts each judged model (the baselines aside) was judged on."""
+    baselines = {g["baseline"] for g in games}
+    prompts: dict[str, set[Any]] = defaultdict(set)
+    for g in games:
+        if g["model"] not in baselines:
+            prompts[g["model"]].add(g["question_id"])
+    shared = set.intersection(*prompts.values()) if prompts else set()
+    return PromptCoverage({m: len(p) for m, p in sorted(prompts.items())}, len(shared))
 
 
 def _models(games: list[GameRecord], costs: CostReport) -> list[ModelSummary]:
@@ -212,16 +279,18 @@ def _length(games: list[GameRecord], plain: Ranking) -> dict[str, dict[str, floa
 
 
 def _disputed(games: list[GameRecord]) -> list[Disputed]:
+    """Every swapped pair whose two games give the model different win/tie/loss outcomes, as
+    ``judge_bias.position_analysis`` counts them (both games parsed, positions swapped)."""
     pairs: dict[tuple[Any, ...], list[GameRecord]] = defaultdict(list)
     for g in games:
         pairs[(g.get("log"), g["question_id"], g["epoch"], g["judge"], g["model"])].append(g)
     out = []
     for (log, sample_id, epoch, judge, model), pair in pairs.items():
-        if len(pair) != 2:
+        if len(pair) != 2 or pair[0]["model_position"] == pair[1]["model_position"]:
             continue
         first, second = sorted(pair, key=lambda g: g["game"])
         a, b = judge_bias.model_outcome(first), judge_bias.model_outcome(second)
-        if a is not None and b is not None and a * b < 0:
+        if a is not None and b is not None and (a > 0) - (a < 0) != (b > 0) - (b < 0):
             labels = (first["label"], second["label"])
             out.append(Disputed(str(log), str(sample_id), int(epoch), judge, model, labels, (a, b)))
     return sorted(out, key=lambda d: (d.model, d.judge, d.sample_id))
