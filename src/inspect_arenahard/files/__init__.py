@@ -7,5 +7,6 @@ __all__ = [
     "arena_layout",
     "jsonl",
     "outputs",
+    "sample_data",
     "storage",
 ]
