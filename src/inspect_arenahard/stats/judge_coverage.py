@@ -17,6 +17,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.judge_bias import self_judged_share
 from inspect_arenahard.stats.judge_checks import JudgeCheck
@@ -129,16 +131,10 @@ def table_judging(
 ) -> TableJudging | None:
     """The judging of a table ranking ``models`` from ``battles``; None when the battles name no
     judge (a battle file of human votes)."""
-    judge_column = battles.judge
-    if not any(j is not None for j in judge_column.tolist()):
+    counts = _games_per_model_and_judge(battles)
+    if counts is None:
         return None
     anchors = {b for b in battles.baseline.tolist() if b is not None}
-    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    parsed = battles.parsed
-    for side in (battles.a, battles.b):
-        for model_index, judge, ok in zip(side.tolist(), judge_column.tolist(), parsed.tolist()):
-            if ok and judge is not None:
-                counts[battles.models[model_index]][judge] += 1
     wanted = [m for m in models if m in counts]
     players = [m for m in wanted if m not in anchors]
     groups = _components({m: set(counts[m]) for m in players})
@@ -166,6 +162,27 @@ def table_judging(
     all_judges = tuple(sorted({j for r in rows.values() for j in r.judges}))
     reasons = {j: checks[j].reasons() for j in all_judges if j in checks and checks[j].flags}
     return TableJudging(rows, tuple(groups), all_judges, reasons)
+
+
+def _games_per_model_and_judge(battles: Battles) -> dict[str, dict[str, int]] | None:
+    """Parsed games per model and judge (both sides of each battle), counted at numpy speed;
+    None when no battle names a judge."""
+    named = np.array([j is not None for j in battles.judge.tolist()], dtype=bool)
+    if not named.any():
+        return None
+    keep = named & battles.parsed
+    judges, judge_index = np.unique(battles.judge[keep].astype(str), return_inverse=True)
+    size = len(battles.models) * len(judges)
+    table = sum(
+        np.bincount(side[keep] * len(judges) + judge_index, minlength=size)
+        for side in (battles.a, battles.b)
+    ).reshape(len(battles.models), len(judges))
+    out: dict[str, dict[str, int]] = {}
+    for model_index, judge_col in zip(*np.nonzero(table)):
+        out.setdefault(battles.models[model_index], {})[str(judges[judge_col])] = int(
+            table[model_index, judge_col]
+        )
+    return out
 
 
 def _components(edges: Mapping[str, set[str]]) -> list[tuple[str, ...]]:
