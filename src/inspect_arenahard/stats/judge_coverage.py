@@ -173,10 +173,10 @@ def _games_per_model_and_judge(battles: Battles) -> dict[str, dict[str, int]] | 
     keep = named & battles.parsed
     judges, judge_index = np.unique(battles.judge[keep].astype(str), return_inverse=True)
     size = len(battles.models) * len(judges)
-    table = np.zeros(size, dtype=np.int64)
+    flat = np.zeros(size, dtype=np.int64)
     for side in (battles.a, battles.b):
-        table += np.bincount(side[keep] * len(judges) + judge_index, minlength=size)
-    table = table.reshape(len(battles.models), len(judges))
+        flat += np.bincount(side[keep] * len(judges) + judge_index, minlength=size)
+    table = flat.reshape(len(battles.models), len(judges))
     out: dict[str, dict[str, int]] = {}
     for model_index, judge_col in zip(*np.nonzero(table)):
         out.setdefault(battles.models[model_index], {})[str(judges[judge_col])] = int(
