@@ -35,9 +35,12 @@ def browser() -> str:
     sys.exit("no headless browser: install Debian's chromium (apt-get install chromium)")
 
 
-def screenshot(url: str, png: Path, profile: Path, size: tuple[int, int], ready: str) -> None:
+def screenshot(
+    url: str, png: Path, profile: Path, size: tuple[int, int], ready: str, scale: float = 1.0
+) -> None:
     """Headless Chromium opens ``url`` and, once the page's text contains ``ready`` (a page that
-    loads its data from a server is not ready when it has loaded), saves a screenshot."""
+    loads its data from a server is not ready when it has loaded), saves a screenshot; ``scale``
+    pixels per CSS pixel keep text sharp when the docs show the picture narrower than taken."""
     port = free_port()
     cmd = [browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -48,7 +51,7 @@ def screenshot(url: str, png: Path, profile: Path, size: tuple[int, int], ready:
         wait_for(f"http://127.0.0.1:{port}/json", chromium, "chromium")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json") as r:
             [page] = [t for t in json.load(r) if t["type"] == "page"]
-        data = asyncio.run(_capture(page["webSocketDebuggerUrl"], url, ready))
+        data = asyncio.run(_capture(page["webSocketDebuggerUrl"], url, ready, size, scale))
     finally:
         chromium.terminate()
         chromium.wait(timeout=30)
@@ -56,7 +59,9 @@ def screenshot(url: str, png: Path, profile: Path, size: tuple[int, int], ready:
     print(f"wrote {png}")
 
 
-async def _capture(websocket: str, url: str, ready: str) -> bytes:
+async def _capture(
+    websocket: str, url: str, ready: str, size: tuple[int, int], scale: float
+) -> bytes:
     """Navigate, wait for ``ready`` in the page's text, capture: Chrome's DevTools protocol over
     the websocket client aiohttp (an Inspect dependency) provides."""
     import aiohttp
@@ -73,6 +78,8 @@ async def _capture(websocket: str, url: str, ready: str) -> bytes:
                     pass
                 return reply.get("result", {})
 
+            await call("Emulation.setDeviceMetricsOverride", width=size[0], height=size[1],
+                       deviceScaleFactor=scale, mobile=False)  # fmt: skip
             await call("Page.navigate", url=url)
             text = ""
             for _ in range(240):
@@ -154,8 +161,9 @@ def main() -> None:
             arenahard("import", "arena-hard-auto", str(V01), "--judge", judge, "--out", str(logs))
         arenahard("report", str(logs), "--html", str(work / "report"))
         page = (work / "report" / "index.html").as_uri()
+        # near the width the docs' content column shows it at (text stays legible), twice as sharp
         screenshot(
-            page, args.out / "report.png", work / "chromium-report", (1280, 1600), "Leaderboard"
+            page, args.out / "report.png", work / "chromium-report", (900, 1150), "Leaderboard", 2
         )
         view_screenshot(logs, args.out / "inspect_view.png", work / "chromium-view")
 

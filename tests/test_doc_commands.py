@@ -89,17 +89,18 @@ def scratch_checkout(root: Path) -> Path:
 
 
 def offline_env(checkout: Path, home: Path) -> dict[str, str]:
-    """The environment of a user's shell without network: the copy's package imported, the
-    Hugging Face hub off and its cache empty, no API key."""
+    """The environment of a new user's shell without network: the copy's package imported, the
+    Hugging Face hub off, empty caches (a first run), no API key."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     return env | {
         "PYTHONPATH": str(checkout / "src"),
         "HF_HUB_OFFLINE": "1",
         "HF_HOME": str(home / "hf"),
+        "XDG_CACHE_HOME": str(home / "cache"),
     }
 
 
-def check_outputs(block: str, stdout: str, checkout: Path) -> None:
+def check_outputs(block: str, stdout: str, stderr: str, checkout: Path) -> None:
     """What the quick starts promise: a ranked table, the report page, the clusters."""
     if "arenahard leaderboard" in block:
         ranked = re.findall(r"^\s*(\d+)\s+(\S+).*?(\d+\.\d)", stdout, re.M)
@@ -109,6 +110,8 @@ def check_outputs(block: str, stdout: str, checkout: Path) -> None:
         page = (checkout / "report" / "index.html").read_text(encoding="utf-8")
         assert "<html" in page and "gpt-4o-mini" in page
     if "curate run" in block:
+        # the summary's lines only: no model-loading bars, no ONNX Runtime advice
+        assert not re.search(r"WARNING|Loading weights|it/s", stderr), stderr[-2000:]
         rows = [
             json.loads(line)
             for line in (checkout / "work" / "curate-offline" / "clusters.jsonl").open()
@@ -141,7 +144,7 @@ def test_runnable_block_runs_as_written(block: str, tmp_path: Path) -> None:
     assert written, result.stdout[-2000:]
     for path in written:
         assert (checkout / path).exists(), path
-    check_outputs(block, result.stdout, checkout)
+    check_outputs(block, result.stdout, result.stderr, checkout)
 
 
 def test_user_pages_do_not_name_the_development_data() -> None:

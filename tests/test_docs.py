@@ -145,14 +145,20 @@ def test_the_measured_figure_pattern_finds_figures() -> None:
 
 
 def test_the_task_argument_table_lists_every_argument_of_the_task() -> None:
-    """The evaluate page's table of ``-T`` arguments is hand-written prose: it must name exactly
-    the parameters the ``arenahard`` task takes, so a new or renamed argument fails here."""
+    """The evaluate page's table of ``-T`` arguments is the one the declaration generates
+    (``evaluate/arguments.py``), and it names exactly the parameters Inspect sees, so a new
+    or renamed argument fails here until the page is regenerated."""
     import inspect
 
+    from inspect_arenahard.evaluate.arguments import markdown_table
     from inspect_arenahard.evaluate.task import arenahard
 
     page = (REPO / "docs" / "evaluate.md").read_text(encoding="utf-8")
     table = page.split("## Task arguments", 1)[1].split("\n## ", 1)[0]
+    assert markdown_table() in table, (
+        "regenerate: python -c 'from inspect_arenahard.evaluate.arguments import "
+        "markdown_table; print(markdown_table())'"
+    )
     named = {
         n
         for row in re.findall(r"^\| ([^|]+) \|", table, flags=re.M)

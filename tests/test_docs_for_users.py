@@ -51,7 +51,11 @@ def docstrings() -> Iterator[tuple[str, int, str]]:
         for node in ast.walk(tree):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 body = node.body
-                if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if (
+                    body
+                    and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant)
+                ):
                     text = body[0].value.value
                     if isinstance(text, str):
                         yield path.relative_to(REPO).as_posix(), body[0].lineno, text
@@ -97,7 +101,9 @@ def uncalled_names(code: str) -> list[str]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
     called = {
-        n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
     }
     return sorted(called - bound)
 
@@ -163,7 +169,10 @@ def test_the_site_renders_formulas_code_and_api_tables(site: Path) -> None:
         html = (site / page / "index.html").read_text(encoding="utf-8")
         code = re.findall(r"<code>(.*?)</code>", html, re.S)
         assert [c for c in code if "\\|" in c] == [], page
-    assert "<code>--unparsed game&#124;pair</code>" in (site / "leaderboards" / "index.html").read_text()
+    assert (
+        "<code>--unparsed game&#124;pair</code>"
+        in (site / "leaderboards" / "index.html").read_text()
+    )
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert api.count('<span class="doc-section-title">Parameters:</span>') >= 10  # Args as tables
     for f in dataclasses.fields(RankingOptions):

@@ -28,6 +28,21 @@ def test_task_name_resolves_from_any_directory(task_name: str, tmp_path: Path) -
     assert "pairwise_judge" in (sample.scores or {})
 
 
+@pytest.mark.shared_data
+def test_a_v2_variant_runs_by_name(tmp_path: Path) -> None:
+    """``inspect eval arenahard_v2_hard`` resolves from any directory: v2.0, hard prompts only,
+    against that category's baseline; other ``-T`` arguments pass through."""
+    args = ["arenahard_v2_hard", "--model", "mockllm/model", "--model-role", "judge=mockllm/model",
+            "-T", f"data_dir={shared('arena-hard-v2.0')}", "-T", "judge_retries=0", "--limit", "1"]  # fmt: skip
+    log = inspect_eval_cli(args, cwd=tmp_path, log_dir=tmp_path / "logs")
+    assert log.status == "success"
+    assert (log.eval.metadata or {})["arenahard_version"] == "v2.0"
+    [sample] = log.samples or []
+    score = (sample.scores or {})["pairwise_judge"]
+    assert (sample.metadata or {})["category"] == "hard_prompt"
+    assert (score.metadata or {})["baseline"] == "o3-mini-2025-01-31"
+
+
 def test_bare_name_is_registered_by_the_entry_point() -> None:
     from inspect_ai._util.entrypoints import ensure_entry_points
     from inspect_ai._util.registry import registry_lookup
@@ -35,11 +50,14 @@ def test_bare_name_is_registered_by_the_entry_point() -> None:
     ensure_entry_points()
     for bare in (
         "arenahard",
+        "arenahard_v2_hard",
+        "arenahard_v2_creative",
         "arenahard_annotate",
         "scaleeval",
         "autoarena_questions",
         "autoarena_battle",
         "arenahard_probes",
+        "arenahard_judgecard",
     ):
         assert registry_lookup("task", bare) is not None, bare
         assert registry_lookup("task", f"inspect_arenahard/{bare}") is not None, bare

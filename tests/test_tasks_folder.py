@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval_set
+from inspect_ai import Task, eval_set
 from inspect_ai.log import read_eval_log
 
-from inspect_arenahard import arenahard
+from inspect_arenahard import arenahard, arenahard_v2_hard
+from inspect_arenahard.evaluate.canaries import is_canary
 from tests.helpers.scripted import scripted_model
 from tests.helpers.shared_data import shared
 
@@ -54,8 +55,15 @@ def test_eval_set_example_combines_arenahard_with_another_task(tmp_path: Path) -
         assert full.status == "success" and len(full.samples or []) == 2
 
 
+def _prompts(task: Task) -> list[str]:
+    """Ids of the benchmark's prompts (the canary pairs that follow them left out)."""
+    return [str(s.id) for s in task.dataset if not is_canary(s.metadata)]
+
+
 def test_thin_task_files_build_tasks() -> None:
     v01 = _load("arenahard_v01").arenahard_v01(data_dir=str(shared("arena-hard-v0.1")))
-    assert len(v01.dataset) == 500
+    assert len(_prompts(v01)) == 500
     v2 = _load("arenahard_v2").arenahard_v2_hard(data_dir=str(shared("arena-hard-v2.0")))
-    assert len(v2.dataset) == 500
+    assert len(_prompts(v2)) == 500
+    # the file's task is the registered one
+    assert _prompts(v2) == _prompts(arenahard_v2_hard(data_dir=str(shared("arena-hard-v2.0"))))

@@ -17,9 +17,10 @@ if TYPE_CHECKING:  # visible to type checkers and IDEs; at run time ``__getattr_
     from inspect_arenahard.evaluate.probes import arenahard_probes
     from inspect_arenahard.evaluate.scorers import committee_judge, pairwise_judge
     from inspect_arenahard.evaluate.solvers import answer_with_baseline
-    from inspect_arenahard.evaluate.task import arenahard
+    from inspect_arenahard.evaluate.task import arenahard, arenahard_v2_creative, arenahard_v2_hard
     from inspect_arenahard.judging.games import JudgeSettings
     from inspect_arenahard.report.dataframes import battles_df, games_df, leaderboard_df
+    from inspect_arenahard.scaleeval.judgecard import arenahard_judgecard
     from inspect_arenahard.stats.ranking import RankingOptions
 
 __version__ = "0.1.0"
@@ -30,8 +31,11 @@ __version__ = "0.1.0"
 _EXPORTS = {
     # tasks
     "arenahard": "inspect_arenahard.evaluate.task",
+    "arenahard_v2_hard": "inspect_arenahard.evaluate.task",
+    "arenahard_v2_creative": "inspect_arenahard.evaluate.task",
     "arenahard_probes": "inspect_arenahard.evaluate.probes",
     "arenahard_annotate": "inspect_arenahard.curate.annotate",
+    "arenahard_judgecard": "inspect_arenahard.scaleeval.judgecard",
     "autoarena_questions": "inspect_arenahard.arena.examiner",
     "autoarena_battle": "inspect_arenahard.arena.peer_battle",
     # solvers, scorers and their settings
@@ -55,7 +59,10 @@ __all__ = [
     "answer_with_baseline",
     "arenahard",
     "arenahard_annotate",
+    "arenahard_judgecard",
     "arenahard_probes",
+    "arenahard_v2_creative",
+    "arenahard_v2_hard",
     "autoarena_battle",
     "autoarena_committee",
     "autoarena_questions",

@@ -19,20 +19,25 @@ from inspect_ai._eval.registry import (  # inspect-evals-lint: ignore[private_ap
 from inspect_arenahard.arena.examiner import autoarena_questions
 from inspect_arenahard.arena.peer_battle import autoarena_battle
 from inspect_arenahard.curate.annotate import arenahard_annotate
+from inspect_arenahard.evaluate.canaries import canary_answer  # noqa: F401
 from inspect_arenahard.evaluate.probes import arenahard_probes
 from inspect_arenahard.evaluate.scorers import pairwise_judge  # noqa: F401  (registers the scorer)
 from inspect_arenahard.evaluate.solvers import answer_with_baseline  # noqa: F401
-from inspect_arenahard.evaluate.task import arenahard
+from inspect_arenahard.evaluate.task import arenahard, arenahard_v2_creative, arenahard_v2_hard
 from inspect_arenahard.judging.committee import committee_agreement  # noqa: F401  (registers the metric)
+from inspect_arenahard.scaleeval.judgecard import arenahard_judgecard
 from inspect_arenahard.scaleeval.task import scaleeval
 
 BARE_TASKS: list[Callable[..., Task]] = [
     arenahard,
+    arenahard_v2_hard,
+    arenahard_v2_creative,
     arenahard_annotate,
     scaleeval,
     autoarena_questions,
     autoarena_battle,
     arenahard_probes,
+    arenahard_judgecard,
 ]
 
 

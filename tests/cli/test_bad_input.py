@@ -136,7 +136,7 @@ INSPECT_CASES = [
     (
         "strong_weight not a number",
         lambda d: inspect_eval("arenahard", "-T", f"data_dir={V01}", "-T", "strong_weight=abc"),
-        "strong_weight='abc' must be a number",
+        "strong_weight='abc' must be a whole number of battles, at least 1",
     ),
     (
         "misspelt argument",
@@ -146,7 +146,17 @@ INSPECT_CASES = [
     (
         "strong_weight zero",
         lambda d: inspect_eval("arenahard", "-T", "strong_weight=0"),
-        "strong_weight=0 must be greater than 0",
+        "strong_weight=0 must be a whole number of battles, at least 1",
+    ),
+    (
+        "strong_weight fraction (the ranking counts whole battles)",
+        lambda d: inspect_eval("arenahard", "-T", "strong_weight=2.5"),
+        "strong_weight=2.5 must be a whole number of battles, at least 1",
+    ),
+    (
+        "variant misspelt argument",
+        lambda d: inspect_eval("arenahard_v2_hard", "-T", "judge_retry=2"),
+        "unknown task argument 'judge_retry' (did you mean 'judge_retries'?)",
     ),
     (
         "judge_retries negative",

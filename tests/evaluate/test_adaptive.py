@@ -86,8 +86,12 @@ def test_a_clearly_worse_model_stops_early_and_skipped_samples_make_no_calls() -
     log, model_calls, judge_calls = run(
         "worse", judge_reply(model_wins=False), 120, stop_when="decided", versus="ref:50"
     )
-    # the adaptive_answer solver answers the prompts the run still needs and marks the rest skipped
-    assert [step.solver for step in log.plan.steps] == ["inspect_arenahard/adaptive_answer"]
+    # the adaptive_answer solver answers the prompts the run still needs and marks the rest
+    # skipped (canary_answer before it answers canaries only)
+    assert [step.solver for step in log.plan.steps] == [
+        "inspect_arenahard/canary_answer",
+        "inspect_arenahard/adaptive_answer",
+    ]
     done, skipped = split(log)
     assert len(done) + len(skipped) == 120
     assert len(done) < 30  # a model losing every game is below 50 within a couple dozen prompts
@@ -106,8 +110,10 @@ def test_a_clearly_worse_model_stops_early_and_skipped_samples_make_no_calls() -
     # every skipped sample comes after every judged one in the visit order
     assert max(s.metadata[VISIT] for s in done) < min(s.metadata[VISIT] for s in skipped)
     assert log.eval.metadata["adaptive"]["versus"] == {"ref": 50.0}
-    # the header counts skipped samples exactly (metrics cannot: Inspect hands them scored ones)
+    # the header counts skipped samples exactly (metrics cannot: Inspect hands them scored ones),
+    # and Inspect's own count of unscored samples holds them too (every judged game parsed here)
     reasons = Counter(s.scores["pairwise_judge"].metadata[SKIPPED] for s in skipped)
+    assert log.results.scores[0].unscored_samples == len(skipped)  # type: ignore[union-attr]
     assert ledger(log) == {
         "samples": 120,
         "answered": len(done),
@@ -148,6 +154,9 @@ def test_stratified_order_keeps_the_category_mix_in_every_prefix() -> None:
         version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100
     )
     samples = list(task.dataset)
+    # the canary pairs follow the visit order, outside it (adaptive stopping never skips them)
+    samples, canaries = samples[:750], samples[750:]
+    assert len(canaries) == 16 and not any(VISIT in (c.metadata or {}) for c in canaries)
     assert [s.metadata[VISIT] for s in samples] == list(range(750))
     share = {"hard_prompt": 500 / 750, "creative_writing": 250 / 750}
     counts: Counter[str] = Counter()

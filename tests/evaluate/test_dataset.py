@@ -16,8 +16,8 @@ from tests.helpers.shared_data import shared
 @pytest.mark.shared_data
 def test_v01_legacy_schema_joins_500_of_500() -> None:
     task = arenahard(data_dir=str(shared("arena-hard-v0.1")))
-    samples = list(task.dataset)
-    assert len(samples) == 500
+    samples = list(task.dataset)[:-16]  # the prompts; 16 canary pairs follow them
+    assert len(samples) == 500 and len(task.dataset) == 516
     assert all(s.metadata["baseline_answer"] for s in samples)
     assert {s.metadata["baseline_model"] for s in samples} == {"gpt-4-0314"}
     first = samples[0]
@@ -44,7 +44,7 @@ def test_new_schema_gives_the_same_questions_and_answers() -> None:
 @pytest.mark.shared_data
 def test_v20_baselines_by_category() -> None:
     v2 = str(shared("arena-hard-v2.0"))
-    hard = list(arenahard(version="v2.0", data_dir=v2, category="hard_prompt").dataset)
+    hard = list(arenahard(version="v2.0", data_dir=v2, category="hard_prompt", canaries=0).dataset)
     assert len(hard) == 500
     assert {s.metadata["baseline_model"] for s in hard} == {"o3-mini-2025-01-31"}
     assert {s.metadata["subcategory"] for s in hard} == {"coding", "math"}
@@ -56,7 +56,11 @@ def test_v20_baselines_by_category() -> None:
         arenahard(version="v2.0", data_dir=v2)
     # an explicit baseline applies to every category
     assert (
-        len(list(arenahard(version="v2.0", data_dir=v2, baseline="o3-mini-2025-01-31").dataset))
+        len(
+            arenahard(
+                version="v2.0", data_dir=v2, baseline="o3-mini-2025-01-31", canaries=0
+            ).dataset
+        )
         == 750
     )
 
@@ -112,7 +116,12 @@ def test_curated_dataset_jsonl_with_category_filter(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     task = arenahard(
-        version="custom", dataset=str(path), data_dir=str(answers), baseline="base", category="math"
+        version="custom",
+        dataset=str(path),
+        data_dir=str(answers),
+        baseline="base",
+        category="math",
+        canaries=0,
     )
     [sample] = list(task.dataset)
     assert (
@@ -172,7 +181,7 @@ def test_hub_release_download_path(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
     monkeypatch.delenv("ARENAHARD_HUB_REVISION", raising=False)
-    task = arenahard(version="v0.1")
+    task = arenahard(version="v0.1", canaries=0)
     assert len(task.dataset) == 500
     [call] = calls
     assert call["repo_id"] == "lmarena-ai/arena-hard-auto" and call["repo_type"] == "dataset"

@@ -37,13 +37,16 @@ def test_live_baseline_role_answers_every_prompt(tmp_path: Path) -> None:
     baseline = scripted_model("base", lambda m: f"LIVE-BASELINE says {m[-1].text}")
     [log] = eval(
         "inspect_arenahard/arenahard",
-        task_args={"version": "custom", "dataset": str(_dataset(tmp_path))},
+        task_args={"version": "custom", "dataset": str(_dataset(tmp_path)), "canaries": 0},
         model=scripted_model("candidate", lambda m: "candidate answer"),
         model_roles={"judge": _judge(), "baseline": baseline},
         display="none",
     )
     assert log.status == "success", log.error
-    assert [step.solver for step in log.plan.steps] == ["inspect_arenahard/answer_with_baseline"]
+    assert [step.solver for step in log.plan.steps] == [
+        "inspect_arenahard/canary_answer",
+        "inspect_arenahard/answer_with_baseline",
+    ]
     for sample in log.samples or []:
         assert sample.metadata["baseline_answer"] == f"LIVE-BASELINE says {sample.input}"
         assert sample.metadata["baseline_model"] == "mockllm/base"
@@ -76,7 +79,12 @@ def test_reference_answers_from_a_file_are_shown_to_judges(tmp_path: Path) -> No
     )
     [log] = eval(
         "inspect_arenahard/arenahard",
-        task_args={"version": "custom", "dataset": str(data), "reference": str(ref_file)},
+        task_args={
+            "version": "custom",
+            "dataset": str(data),
+            "reference": str(ref_file),
+            "canaries": 0,
+        },
         model=scripted_model("candidate", lambda m: "candidate answer"),
         model_roles={
             "judge": _judge(),
@@ -96,7 +104,7 @@ def test_live_reference_role(tmp_path: Path) -> None:
     SEEN.clear()
     [log] = eval(
         "inspect_arenahard/arenahard",
-        task_args={"version": "custom", "dataset": str(_dataset(tmp_path))},
+        task_args={"version": "custom", "dataset": str(_dataset(tmp_path)), "canaries": 0},
         model=scripted_model("candidate", lambda m: "candidate answer"),
         model_roles={
             "judge": _judge(),

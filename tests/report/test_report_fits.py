@@ -140,14 +140,19 @@ def test_judges_power_and_disputed_games_say_what_they_count(
 
     # the power table's prompt count is the CLI's, with each model's count beside it
     assert main(["power", str(v01_logs), "--judge", "gpt-4o"]) == 0
-    n = int(re.search(r"min delta at n=(\d+)", capsys.readouterr().out).group(1))  # type: ignore[union-attr]
+    cli = capsys.readouterr().out
+    n = int(re.search(r"min delta at n=(\d+)", cli).group(1))  # type: ignore[union-attr]
     judged = [g for g in games if g["judge"] == "gpt-4o" and g["parsed"]]
     prompts = {
         m: len({g["question_id"] for g in judged if g["model"] == m})
         for m in ("gpt-4o", "gpt-4o-mini")
     }
     assert n == int(statistics.median(prompts.values())) not in prompts.values()
-    assert f"{n} (gpt-4o {prompts['gpt-4o']}, gpt-4o-mini {prompts['gpt-4o-mini']})" in html
+    counts = f"gpt-4o {prompts['gpt-4o']}, gpt-4o-mini {prompts['gpt-4o-mini']}"
+    assert (
+        f"{n} ({counts})" in html
+        and f"n = {n}: the median of the measured models' prompt counts ({counts})" in cli
+    )
 
     # disputed games are the pairs the position-consistency share leaves out
     inconsistent = sum(

@@ -10,8 +10,9 @@ from typing import Any, Iterable, Mapping
 
 from inspect_arenahard.arena.ratings import Ratings
 from inspect_arenahard.arena.tournament import Tournament
-from inspect_arenahard.judging.committee import COMMITTEE, discussion_agreement
+from inspect_arenahard.judging.committee import discussion_agreement
 from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
+from inspect_arenahard.stats.game_record import GameScore
 from inspect_arenahard.stats.quality import rank_correlations
 from inspect_arenahard.stats.score_tables import align_models
 
@@ -67,8 +68,8 @@ class TournamentReport:
         }  # fmt: skip
 
 
-def battle_metadata(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """Score metadata of every battle sample in ``paths`` (empty dict for an unscored one)."""
+def battle_metadata(paths: Iterable[str | Path]) -> list[GameScore]:
+    """Score metadata of every battle sample in ``paths`` (no games for an unscored one)."""
     from inspect_ai.log import read_eval_log_sample
 
     from inspect_arenahard.logs.reader import THINNED, find_score, raw_summaries
@@ -81,7 +82,8 @@ def battle_metadata(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
             if any(isinstance(v, str) and v.startswith(THINNED) for v in metadata.values()):
                 full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
                 metadata = getattr(find_score(full.scores, BATTLE_SCORER), "metadata", None) or {}
-            found.append(metadata)
+            where = f"{path}: sample {summary['id']}: score metadata"
+            found.append(GameScore.parse(metadata, where))
     return found
 
 
@@ -113,8 +115,8 @@ def tournament_report(
 
     paths = tournament.log_paths()
     items = battle_metadata(paths)
-    committee = [g for m in items for g in (m.get(COMMITTEE) or {}).get("games", [])]
-    battle = [m.get("battle") or {} for m in items]
+    committee = [g for m in items for g in (m.committee or {}).get("games", [])]
+    battle = [m.battle or {} for m in items]
     ratings = tournament.refit()
     report = TournamentReport(
         ratings=ratings,
@@ -125,7 +127,7 @@ def tournament_report(
         ],
         pairings=sum(len(s.pairings) for s in tournament.state.stages),
         battles=len(items),
-        unscored=sum(1 for m in items if not any(g.get("parsed") for g in m.get("games", []))),
+        unscored=sum(1 for m in items if not any(g.parsed for g in m.games)),
         truncated_turns=sum(len(b.get("truncated_turns", [])) for b in battle),
         incomplete_turns=sum(len(b.get("incomplete_turns", [])) for b in battle),
         agreement=discussion_agreement(committee),

@@ -8,12 +8,16 @@ its result as tables and (``--json``) as its ``to_dict()``.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
+from inspect_arenahard.cli.canary_drift import run_drift
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
+from inspect_arenahard.cli.judge_card import run_card
 from inspect_arenahard.cli.tables import Column, cell, print_records, print_table
 from inspect_arenahard.files.outputs import write_json
-from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
-from inspect_arenahard.stats.judge_analytics import JudgeAnalytics, analyse_judges
+
+if TYPE_CHECKING:  # the statistics load when the command runs, not when its parser is built
+    from inspect_arenahard.stats.judge_analytics import JudgeAnalytics
 
 POSITION_COLUMNS: list[Column] = [
     ("judge", "judge"),
@@ -32,6 +36,13 @@ POSITION_COLUMNS: list[Column] = [
 
 
 def run_judges(args: argparse.Namespace) -> int:
+    if args.drift:
+        return run_drift(args.logs, args.json)
+    if args.card:
+        return run_card(args.logs, args.json)
+    from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
+    from inspect_arenahard.stats.judge_analytics import analyse_judges
+
     records = load_games(args.logs, args.games)
     reference = load_score_table(args.reference) if args.reference else None
     name_map = load_name_map(args.map) if args.reference and args.map else None
@@ -137,5 +148,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--families",
         metavar="FILE",
         help="JSON object model name -> family, overriding the built-in guesses",
+    )
+    p.add_argument(
+        "--drift",
+        action="store_true",
+        help="instead: each judge's canary verdicts in every run against its first run, in time "
+        "order (an exact test; the leaderboard refuses to pool runs that drifted)",
+    )
+    p.add_argument(
+        "--card",
+        action="store_true",
+        help="instead: each judge's report card from arenahard_judgecard logs (accuracy against "
+        "the human majority, human-human ceiling, position consistency, ties, length preference, "
+        "the always-longer baseline)",
     )
     p.set_defaults(func=run_judges)

@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspect_arenahard.cli.calibration import (
+    add_calibration_argument,
+    calibrate,
+    print_calibrated,
+)
 from inspect_arenahard.cli.options import (
     PLOT_HELP,
     add_cost_arguments,
@@ -17,26 +22,12 @@ from inspect_arenahard.cli.options import (
 )
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.logs.battle_files import read_battles_jsonl
-from inspect_arenahard.report.costs import (
-    PRICES,
-    CostReport,
-    UsageReader,
-    format_cost,
-    format_costs,
-    read_prices,
-)
-from inspect_arenahard.report.leaderboard_tables import (
-    format_tables,
-    plot_forest,
-    write_csv,
-    write_json,
-)
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.game_record import GameRecord
-from inspect_arenahard.stats.ranking import rank
 
 if TYPE_CHECKING:
     from inspect_arenahard.logs.reader import Run
+    from inspect_arenahard.report.costs import CostReport
 
 EXAMPLES = """examples:
   arenahard leaderboard logs/
@@ -45,6 +36,7 @@ EXAMPLES = """examples:
   arenahard leaderboard logs/ --style-control length,markdown --style-anchor equal
   arenahard leaderboard --battles battles.jsonl --baseline gpt-4-0314 --json lb.json
   arenahard leaderboard logs/ --ci-method official --rounds 100  # the published (too narrow) CI
+  arenahard leaderboard new_judge_logs/ --calibrate-to old_judge_logs/
 """
 
 
@@ -73,7 +65,8 @@ def register(subparsers: Any) -> None:
         "--pool-settings",
         action="store_true",
         help="pool games judged under different verdict-changing settings (template, temperature, "
-        "max tokens, reference …) instead of refusing; every output is then labelled",
+        "max tokens, reference …), or by a judge whose canary verdicts drifted between runs, "
+        "instead of refusing; every output is then labelled",
     )
     parser.add_argument(
         "--json", type=output_file, metavar="FILE", help="write the rows as JSON records"
@@ -88,10 +81,19 @@ def register(subparsers: Any) -> None:
         help="skip the flags column (arenahard audit's checks read every answer)",
     )
     add_cost_arguments(parser)
+    add_calibration_argument(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspect_arenahard.report.leaderboard_tables import (
+        format_tables,
+        plot_forest,
+        write_csv,
+        write_json,
+    )
+    from inspect_arenahard.stats.ranking import rank
+
     read = _load(args)
     options = ranking_options(args)
     ranking = rank(read.inputs, options)
@@ -102,7 +104,13 @@ def run(args: argparse.Namespace) -> int:
     if read.pooled:
         for fields in extra.values():
             fields["pooled_settings"] = read.pooled
+    calibrated = calibrate(args, ranking) if args.calibrate_to else None
+    if calibrated is not None:
+        for model, fields in calibrated.fields().items():
+            extra.setdefault(model, {}).update(fields)
     print(format_tables(tables, columns, judging))
+    if calibrated is not None:
+        print_calibrated(calibrated, options.ci)
     if read.pooled:
         print(f"pooled across differing judge settings (--pool-settings): {', '.join(read.pooled)}")
     if left_out:
@@ -110,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
             f"combined: prompt-weighted mean of the category scores; not in every category, so left out: {', '.join(left_out)}"
         )
     if read.costs:
+        from inspect_arenahard.report.costs import format_costs
+
         print("\n" + format_costs(read.costs))
     if args.json:
         write_json(args.json, tables, extra, judging)
@@ -146,6 +156,8 @@ def _model_columns(
             extra[m]["flags"] = list(read.flags.get(m, []))
     costs = read.costs
     if costs:
+        from inspect_arenahard.report.costs import format_cost
+
         columns["cost"] = {m: format_cost(costs.total_for(m)) for m in costs.per_model()}
         for m in costs.per_model():
             extra.setdefault(m, {}).update(costs.record(m))
@@ -194,6 +206,7 @@ def _load(args: argparse.Namespace) -> _Read:
     # lazy: the log reader and the audit pull in Inspect
     from inspect_arenahard.logs.ranked_games import read_ranked_logs
     from inspect_arenahard.report.audit_inputs import AnswerReader, audit_samples, flags_of
+    from inspect_arenahard.report.costs import PRICES, UsageReader, read_prices
 
     answers = None if args.no_audit else AnswerReader()
     usage = None

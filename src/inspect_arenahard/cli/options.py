@@ -11,8 +11,7 @@ from typing import Any
 
 from inspect_arenahard.errors import UserError, confidence_level
 from inspect_arenahard.files.outputs import plot_formats
-from inspect_arenahard.stats.quality import DEFAULT_CI
-from inspect_arenahard.stats.ranking import RankingOptions
+from inspect_arenahard.stats.rank_options import DEFAULT_CI, RankingOptions
 from inspect_arenahard.typed_options import add_options, from_args
 
 CI_HELP = "confidence level of the intervals: 0.95 or 95 both mean 95%% (default 0.95)"

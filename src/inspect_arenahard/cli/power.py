@@ -8,12 +8,15 @@ result as tables and (``--json``) as its ``to_dict()``.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.options import add_ranking_arguments, ranking_options
 from inspect_arenahard.cli.tables import Column, print_records, print_table
 from inspect_arenahard.files.outputs import write_json
-from inspect_arenahard.stats.power import PowerReport, power_per_judge
+
+if TYPE_CHECKING:  # the statistics load when the command runs, not when its parser is built
+    from inspect_arenahard.stats.power import PowerReport
 
 SPREAD_COLUMNS: list[Column] = [
     ("model", "model"),
@@ -25,6 +28,8 @@ SPREAD_COLUMNS: list[Column] = [
 
 
 def run_power(args: argparse.Namespace) -> int:
+    from inspect_arenahard.stats.power import power_per_judge
+
     options = ranking_options(args)
     reports = power_per_judge(load_games(args.logs, args.games), options, args.delta)
     for judge, report in reports.items():
@@ -63,6 +68,8 @@ def print_power(judge: str, r: PowerReport) -> None:
             ],
         ],
     )
+    counts = ", ".join(f"{s.model} {s.n_prompts}" for s in r.models)
+    print(f"n = {r.n_prompts}: the median of the measured models' prompt counts ({counts})")
     print(
         "tests used: the leaderboard's own variance (its interval method, prompt-clustered by "
         "default); 'non-overlapping normal CIs' asks whether two models' intervals overlap, as the "

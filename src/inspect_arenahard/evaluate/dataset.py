@@ -22,7 +22,7 @@ from typing import Any
 
 from inspect_arenahard.errors import MissingFileError, UserError
 from inspect_arenahard.evaluate.version_config import version_config
-from inspect_arenahard.files.arena_layout import ArenaHardFolder
+from inspect_arenahard.files.arena_layout import ArenaHardFolder, release_files
 from inspect_arenahard.files.jsonl import jsonl_file, read_jsonl
 from inspect_arenahard.judging.style_features import StyleFeatures
 from inspect_arenahard.judging.templates import config
@@ -174,9 +174,7 @@ def answer_file(data_dir: Path, model: str) -> Path:
     folder = ArenaHardFolder(data_dir)
     path = folder.answer_file(model)
     if not path.is_file():
-        available = [
-            p.name.removesuffix(".gz").removesuffix(".jsonl") for p in folder.answer_files()
-        ]
+        available = list(folder.answers_by_model())
         raise MissingFileError(
             f"no stored answers for baseline '{model}' in {folder.answers}"
             f" (available: {', '.join(available) or 'none'})"
@@ -192,8 +190,8 @@ def hub_data_dir(version: str, models: list[str]) -> Path:
     files (loaded by id, ``datasets`` tries to combine them), and reading the fetched files with
     the loaders used for a local ``data_dir`` keeps one path for both schemas and their errors.
     """
-    files = ["question.jsonl"] + [f"model_answer/{m}.jsonl" for m in models]
-    return hub_download(version, files, "Pass -T data_dir=<folder> to use a local copy.")
+    instead = "Pass -T data_dir=<folder> to use a local copy."
+    return hub_download(version, release_files(models), instead)
 
 
 def _hub_release(version: str, instead: str) -> tuple[dict[str, Any], str, str]:

@@ -17,6 +17,9 @@ Score contract (read by :mod:`inspect_arenahard.logs.reader`):
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
   ``reference`` — the spans :mod:`inspect_arenahard.judging.integrity` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
+* A canary (:mod:`inspect_arenahard.evaluate.canaries`) is unscored (no metric counts it); its
+  ``GameScore`` has ``canary`` true and ``model`` the canary pair's model; its games were asked
+  without Inspect's cache.
 * A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored,
   its ``GameScore`` has no games and says why in ``skipped``.
 
@@ -28,6 +31,7 @@ With ``committee_rounds`` set, each game is decided by a committee discussion in
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from anyio import to_thread
@@ -47,10 +51,12 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_arenahard.evaluate.adaptive import judged, skipped_score
-from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, REFERENCE_ANSWER
+from inspect_arenahard.evaluate.canaries import CANARY_MODEL, is_canary
+from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
 from inspect_arenahard.judging.committee import committee_games
 from inspect_arenahard.judging.games import (
+    REFERENCE_ANSWER,
     Game,
     JudgeSettings,
     Matchup,
@@ -134,7 +140,14 @@ def games_vs_baseline(unparsed: str = "game") -> Metric:
     different quantity on small runs."""
 
     def compute(scores: list[SampleScore]) -> float:
-        value = headline_score(((s.sample_id, s.score.metadata or {}) for s in scores), unparsed)
+        value = headline_score(
+            (
+                (s.sample_id, s.score.metadata or {})
+                for s in scores
+                if not is_canary(s.score.metadata)
+            ),
+            unparsed,
+        )
         return float("nan") if value is None else value
 
     return compute
@@ -186,6 +199,7 @@ def pairwise_judge(
         retries=retries,
         cache=cache,
     )
+    uncached = replace(settings, cache=False)  # a cached canary could not show drift
     by_category = template_by_category or {}
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -219,21 +233,23 @@ def pairwise_judge(
             shown["baseline"] or "",
             shown["reference"],
         )
+        canary = is_canary(state.metadata)
+        asked = uncached if canary else settings
         committee: dict[str, Any] | None = None
         if committee_rounds is None:
             games: list[Game] = await collect(
                 *(
-                    play_game(judge, game, matchup, settings, single_brackets)
+                    play_game(judge, game, matchup, asked, single_brackets)
                     for judge in judge_models(default_judge)
                     for game in (1, 2)
                 )
             )
         else:
             games, committee = await committee_games(
-                matchup, committee_rounds, settings, single_brackets
+                matchup, committee_rounds, asked, single_brackets
             )
         game_score = GameScore(
-            model=str(state.model),
+            model=state.metadata[CANARY_MODEL] if canary else str(state.model),
             baseline=state.metadata.get(BASELINE_MODEL),
             category=category,
             games=tuple(g.scored() for g in games),
@@ -245,9 +261,17 @@ def pairwise_judge(
             neutralisation=NEUTRALISE_VERSION,
             neutralised=neutralised,
             committee=committee,
+            canary=canary,
         )
         metadata = game_score.metadata()
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)
+        if canary:
+            return Score.unscored(
+                reason="canary game: never ranked",
+                answer=labels,
+                explanation=explain(games),
+                metadata=metadata,
+            )
         value = game_score.points()
         judged(state, value)
         if value is None:

@@ -1,14 +1,16 @@
 """The ``arenahard`` task: answer the benchmark prompts, then judge against the baseline.
 
-Task arguments are a contract (later stages and users rely on them): ``version``, ``data_dir``,
-``dataset``, ``baseline``, ``category`` and the judge settings below.
+The task reads its arguments (:class:`~inspect_arenahard.evaluate.arguments.TaskOptions`,
+declared once: a contract later stages and users rely on), then the dataset, the solver and the
+scorer. The v2.0 categories are registered as tasks of their own: ``arenahard_v2_hard`` and
+``arenahard_v2_creative``.
 """
 
 from __future__ import annotations
 
-import inspect
+import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -21,9 +23,6 @@ from rich.text import Text
 
 from inspect_arenahard.errors import (
     UserError,
-    check_bool,
-    check_choice,
-    check_number,
     did_you_mean,
     task_errors,
 )
@@ -35,6 +34,13 @@ from inspect_arenahard.evaluate.adaptive import (
     stopping_rule,
     stratified_order,
 )
+from inspect_arenahard.evaluate.arguments import (
+    TaskOptions,
+    check_task_arg,
+    docstring_args,
+    task_signature,
+)
+from inspect_arenahard.evaluate.canaries import canary_answer, canary_samples
 from inspect_arenahard.evaluate.dataset import (
     Question,
     StoredAnswer,
@@ -45,22 +51,14 @@ from inspect_arenahard.evaluate.dataset import (
     user_path,
 )
 from inspect_arenahard.evaluate.scorers import games_vs_baseline, pairwise_judge
-from inspect_arenahard.evaluate.solvers import (
-    BASELINE_ANSWER,
-    BASELINE_MODEL,
-    REFERENCE_ANSWER,
-    answer_with_baseline,
-    role_bound,
-)
+from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, answer_with_baseline
 from inspect_arenahard.evaluate.version_config import VersionConfig, version_config
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
 from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement
-from inspect_arenahard.judging.games import role_models
+from inspect_arenahard.judging.games import REFERENCE_ANSWER, role_bound, role_models
 from inspect_arenahard.stats.estimates import official_rules
-from inspect_arenahard.stats.verdict_points import check_strong_weight
 
-VERSIONS = ("v0.1", "v2.0", "custom")
-SCORERS = ("pairwise", "committee")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def baseline_for(config: VersionConfig, category: str | None, override: str | None) -> str | None:
@@ -185,7 +183,7 @@ def _baseline_file(
         if override:
             raise
         folder = ArenaHardFolder(data_dir)
-        stored = {p.stem for p in folder.answer_files()}
+        stored = set(folder.answers_by_model())
         categories = sorted({str(q.category) for q in questions})
         runnable = [c for c in categories if baseline_for(config, c, None) in stored]
         needs = sorted(
@@ -198,149 +196,138 @@ def _baseline_file(
         ) from None
 
 
+def declared_arguments(task_fn: F) -> F:
+    """Give the task function the signature and ``Args`` of :class:`TaskOptions`: Inspect reads
+    the ``-T`` names and defaults from the signature, ``inspect info`` the docstring."""
+    task_fn.__signature__ = task_signature()  # type: ignore[attr-defined]
+    task_fn.__doc__ = f"{task_fn.__doc__}\n\n{textwrap.indent(docstring_args(), '    ')}\n"
+    return task_fn
+
+
 @task
 @task_errors
-def arenahard(
-    version: str = "v0.1",
-    data_dir: str | None = None,
-    dataset: str | None = None,
-    baseline: str | None = None,
-    category: str | list[str] | None = None,
-    reference: str | None = None,
-    judge: str | None = None,
-    judge_max_tokens: int | None = None,
-    judge_temperature: float | None = None,
-    judge_retries: int = 1,
-    strong_weight: int | None = None,
-    cache: bool = True,
-    scorer: str = "pairwise",
-    committee_rounds: int = 1,
-    stop_at_ci: float | None = None,
-    stop_when: str | None = None,
-    versus: str | list[str] | None = None,
-    max_prompts: int | None = None,
-    stop_alpha: float = 0.05,
-    prompt_seed: int = 0,
-    judge_batch: bool = False,
-    **unknown: Any,
-) -> Task:
+@declared_arguments
+def arenahard(**task_args: Any) -> Task:
     """Arena-Hard-Auto: pairwise LLM judging of a model against a baseline, both orders.
 
-    Args:
-        version: ``v0.1`` (500 prompts, baseline gpt-4-0314), ``v2.0`` (500 hard prompts vs
-            o3-mini + 250 creative writing vs gemini-2.0-flash) or ``custom``.
-        data_dir: Local folder in arena-hard-auto's layout (``question.jsonl``,
-            ``model_answer/<model>.jsonl``), either schema. Default: the official release from
-            the Hugging Face hub (not for ``custom``).
-        dataset: A prompt JSONL (``id``, ``prompt``, optional ``category``, ``cluster``), e.g.
-            from ``arenahard curate select``; replaces ``question.jsonl``.
-        baseline: Model whose stored answers are the baseline (default per version). Binding
-            the ``baseline`` model role instead generates baseline answers live.
-        category: Keep only these categories (comma-separated), e.g. ``hard_prompt``.
-        reference: Reference answers (a model name in ``model_answer/`` or a JSONL file) shown
-            to judges; or bind the ``reference`` model role to generate them live.
-        judge: Default judge when the ``judge`` role is unbound (default per version).
-        judge_max_tokens: Judge output limit (default per version).
-        judge_temperature: Judge temperature (default 0).
-        judge_retries: Follow-up turns asking a judge for a missing verdict label.
-        strong_weight: Battles a significant (``>>``) verdict counts for, a whole number ≥ 1
-            (default 3).
-        cache: Cache judge replies so re-runs cost no judge calls.
-        scorer: ``pairwise`` (the judges bound to ``judge``, independently) or ``committee``
-            (the models bound to ``committee`` discuss each game; same score contract).
-        committee_rounds: Discussion rounds of the committee after its independent verdicts.
-        stop_at_ci: Stop answering and judging once the anytime-valid interval of the win-rate
-            against the baseline has at most this half-width (points); see docs/adaptive.md.
-        stop_when: ``decided``: stop once that interval excludes every ``versus`` score.
-        versus: Reference scores to decide against, ``name:score,name:score`` (points).
-        max_prompts: Answer and judge at most this many prompts (in the stratified order).
-        stop_alpha: 1 − confidence of the anytime-valid interval (default 0.05).
-        prompt_seed: Seed of the stratified random order prompts are visited in.
-        judge_batch: Send judge calls through the providers' batch APIs (cheaper, slower).
-        **unknown: Refused with a suggestion: Inspect would only warn about a misspelt ``-T``
-            argument and run with the default.
-    """
-    if unknown:
-        known = [name for name in inspect.signature(arenahard).parameters if name != "unknown"]
-        name = sorted(unknown)[0]
-        raise UserError(
-            f"unknown task argument {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}"
-        )
-    # Every argument is checked here, before any model call: -T values arrive as strings or YAML.
-    version = check_choice("version", version, VERSIONS)
-    scorer = check_choice("scorer", scorer, SCORERS)
-    for name, text in (
-        ("data_dir", data_dir),
-        ("dataset", dataset),
-        ("baseline", baseline),
-        ("reference", reference),
-        ("judge", judge),
-    ):
-        if text is not None and (not isinstance(text, str) or not text.strip()):
-            raise UserError(f"{name}={text!r} must be a non-empty string")
-    committee_rounds = check_number(
-        "committee_rounds", committee_rounds, integer=True, minimum=0, maximum=10
+    The arguments are declared once in :class:`~inspect_arenahard.evaluate.arguments.TaskOptions`."""
+    options = TaskOptions.from_task_args(task_args)  # every argument checked before any model call
+    rule = stopping_rule(
+        options.stop_at_ci,
+        options.stop_when,
+        options.versus,
+        options.max_prompts,
+        options.stop_alpha,
+        options.prompt_seed,
     )
-    rule = stopping_rule(stop_at_ci, stop_when, versus, max_prompts, stop_alpha, prompt_seed)
-    batch = check_bool("judge_batch", judge_batch)  # before any data is read or judge resolved
-    cfg = version_config(version)
-    settings = judge_settings(
-        cfg, judge, judge_max_tokens, judge_temperature, judge_retries, strong_weight, cache
+    cfg = version_config(options.version)
+    scorer = pairwise_judge(
+        **judge_settings(
+            cfg,
+            options.judge,
+            options.judge_max_tokens,
+            options.judge_temperature,
+            options.judge_retries,
+            options.strong_weight,
+            options.cache,
+        ),
+        committee_rounds=options.committee_rounds if options.scorer == "committee" else None,
+        batch=options.judge_batch,
     )
-    live_baseline = role_bound("baseline")
+    questions, samples = task_dataset(options, cfg)
+    _check_judges(
+        options.scorer,
+        options.judge or cfg.judge.model,
+        "-T judge" if options.judge else f"the {options.version} default",
+    )
+    if rule is not None:
+        samples = stratified_order(samples, rule.seed)
+    samples += canary_samples(options.canaries)  # outside the visit order: adaptive stops skip none
+    return Task(
+        dataset=MemoryDataset(samples, name=f"arenahard-{options.version}"),
+        solver=[
+            canary_answer(),
+            answer_with_baseline() if rule is None else adaptive_answer(**rule.options()),
+        ],
+        scorer=scorer,
+        metrics=task_metrics(
+            questions,
+            committee=options.scorer == "committee",
+            rule=rule,
+            unparsed=official_rules(options.version).unparsed,
+        ),
+        early_stopping=None if rule is None else SkipLedger(),
+        metadata={
+            "arenahard_version": options.version,
+            "method": cfg.method,
+            **({} if rule is None else {"adaptive": rule.options()}),
+        },
+    )
 
-    folder = user_path(data_dir) if data_dir else None
+
+@task
+@task_errors
+def arenahard_v2_hard(data_dir: str | None = None, **task_args: Any) -> Task:
+    """Arena-Hard-Auto v2.0, hard prompts only (500, against o3-mini); other ``-T`` arguments as
+    for ``arenahard``."""
+    return arenahard(**_variant("v2.0", "hard_prompt", data_dir, task_args))
+
+
+@task
+@task_errors
+def arenahard_v2_creative(data_dir: str | None = None, **task_args: Any) -> Task:
+    """Arena-Hard-Auto v2.0, creative writing only (250, against gemini-2.0-flash); other ``-T``
+    arguments as for ``arenahard``."""
+    return arenahard(**_variant("v2.0", "creative_writing", data_dir, task_args))
+
+
+def _variant(
+    version: str, category: str, data_dir: str | None, task_args: dict[str, Any]
+) -> dict[str, Any]:
+    """A variant's arguments for ``arenahard``: its version and category, which it fixes."""
+    fixed = sorted({"version", "category"} & set(task_args))
+    if fixed:
+        raise UserError(
+            f"{fixed[0]} is fixed by this task ({version}, {category}); run arenahard to choose it"
+        )
+    return {**task_args, "version": version, "category": category, "data_dir": data_dir}
+
+
+def task_dataset(options: TaskOptions, cfg: VersionConfig) -> tuple[list[Question], list[Sample]]:
+    """The questions the options select and their samples (baseline and reference answers in
+    metadata): from ``dataset``, ``data_dir`` or the version's hub release."""
+    live_baseline = role_bound("baseline")
+    folder = user_path(options.data_dir) if options.data_dir else None
     if folder is not None and not folder.is_dir():
         what = "is a file, not a folder" if folder.exists() else "no such folder"
         raise UserError(
-            f"data_dir={data_dir!r}: {what} ({folder}); expected question.jsonl and model_answer/ inside"
+            f"data_dir={options.data_dir!r}: {what} ({folder}); expected question.jsonl and model_answer/ inside"
         )
-    if dataset is not None:
-        questions = load_questions(user_path(dataset))
+    if options.dataset is not None:
+        questions = load_questions(user_path(options.dataset))
     else:
         if folder is None:
-            if version == "custom":
+            if options.version == "custom":
                 raise UserError(
                     "version=custom needs -T data_dir=<folder> or -T dataset=<file.jsonl>"
                 )
             models = (
                 []
                 if live_baseline
-                else sorted({m for m in [baseline, *cfg.baseline.models()] if m})
+                else sorted({m for m in [options.baseline, *cfg.baseline.models()] if m})
             )
-            folder = hub_data_dir(version, models)
+            folder = hub_data_dir(options.version, models)
         questions = load_questions(ArenaHardFolder(folder).questions)
-
-    questions = _select_categories(questions, category)
+    questions = _select_categories(questions, options.category)
     samples = build_samples(
-        questions, cfg, folder, baseline, live_baseline, _reference_answers(reference, folder)
+        questions,
+        cfg,
+        folder,
+        options.baseline,
+        live_baseline,
+        _reference_answers(options.reference, folder),
     )
-    _check_judges(
-        scorer, judge or cfg.judge.model, "-T judge" if judge else f"the {version} default"
-    )
-    if rule is not None:
-        samples = stratified_order(samples, rule.seed)
-    return Task(
-        dataset=MemoryDataset(samples, name=f"arenahard-{version}"),
-        solver=answer_with_baseline() if rule is None else adaptive_answer(**rule.options()),
-        scorer=pairwise_judge(
-            **settings,
-            committee_rounds=committee_rounds if scorer == "committee" else None,
-            batch=batch,
-        ),
-        metrics=task_metrics(
-            questions,
-            committee=scorer == "committee",
-            rule=rule,
-            unparsed=official_rules(version).unparsed,
-        ),
-        early_stopping=None if rule is None else SkipLedger(),
-        metadata={
-            "arenahard_version": version,
-            "method": cfg.method,
-            **({} if rule is None else {"adaptive": rule.options()}),
-        },
-    )
+    return questions, samples
 
 
 def judge_settings(
@@ -353,24 +340,14 @@ def judge_settings(
     cache: bool,
 ) -> dict[str, Any]:
     """``pairwise_judge`` arguments from a version's configuration and the task's overrides,
-    each override checked (type and range) before any model call."""
-    max_tokens = (
-        None
-        if max_tokens is None
-        else check_number("judge_max_tokens", max_tokens, integer=True, minimum=1)
+    each override checked as :class:`TaskOptions` declares it, before any model call."""
+    max_tokens = check_task_arg("judge_max_tokens", max_tokens)
+    temperature = check_task_arg("judge_temperature", temperature)
+    retries = check_task_arg("judge_retries", retries)
+    strong_weight = (
+        None if strong_weight is None else check_task_arg("strong_weight", strong_weight)
     )
-    temperature = (
-        None
-        if temperature is None
-        else check_number("judge_temperature", temperature, minimum=0, maximum=2)
-    )
-    retries = check_number("judge_retries", retries, integer=True, minimum=0, maximum=10)
-    if strong_weight is not None:
-        try:
-            strong_weight = check_strong_weight(strong_weight)
-        except ValueError as ex:
-            raise UserError(str(ex)) from None
-    cache = check_bool("cache", cache)
+    cache = check_task_arg("cache", cache)
     defaults = cfg.judge
     return dict(
         default_judge=judge or defaults.model,

@@ -146,3 +146,23 @@ def jsonl_files(folder: Path) -> dict[str, Path]:
     for path in sorted(folder.glob("*.jsonl.gz")) + sorted(folder.glob("*.jsonl")):
         found[path.name.removesuffix(GZIP_SUFFIX).removesuffix(".jsonl")] = path
     return dict(sorted(found.items()))
+
+
+def record_at(path: str | Path, index: int) -> tuple[int, Any]:
+    """(line number, value) of the ``index``-th record (from 0; blank lines are not records, as
+    in :func:`read_jsonl`) of a local JSONL file, parsing only that line: a columnar reader that
+    found a bad row names its line without parsing the file again."""
+    with (
+        open_binary(path) as handle,
+        gzip.open(handle, "rb") if str(path).endswith(".gz") else handle as f,
+    ):
+        seen = -1
+        for lineno, raw in enumerate(f, start=1):
+            if raw.strip():
+                seen += 1
+                if seen == index:
+                    try:
+                        return lineno, json.loads(raw.decode("utf-8"))
+                    except (UnicodeDecodeError, json.JSONDecodeError):
+                        raise UserError(f"{path}:{lineno}: not valid JSON") from None
+    raise IndexError(f"{path}: no record {index}")

@@ -66,7 +66,13 @@ from inspect_arenahard.evaluate.scorers import headline_score
 from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.task import baseline_for
 from inspect_arenahard.evaluate.version_config import version_config
-from inspect_arenahard.files.jsonl import jsonl_files, read_jsonl
+from inspect_arenahard.files.arena_layout import (
+    JUDGMENTS,
+    QUESTIONS,
+    ArenaHardFolder,
+    release_files,
+)
+from inspect_arenahard.files.jsonl import read_jsonl
 from inspect_arenahard.files.sample_data import IMPORT_SAMPLE, sample_folder
 from inspect_arenahard.judging.games import Game, explain
 from inspect_arenahard.judging.style_features import style_features
@@ -84,7 +90,9 @@ _ANSWER_IN = {
 
 
 def _answers(data_dir: Path) -> dict[str, dict[str, StoredAnswer]]:
-    return {name: load_answers(p) for name, p in jsonl_files(data_dir / "model_answer").items()}
+    return {
+        name: load_answers(p) for name, p in ArenaHardFolder(data_dir).answers_by_model().items()
+    }
 
 
 def _match_answers(
@@ -148,27 +156,29 @@ def release_folder(
         "Import the shipped sample (arenahard import arena-hard-auto --sample --judge gpt-4o "
         f"--out DIR) or a local copy (arenahard import arena-hard-auto DATA_DIR --judge {judge} --out DIR)."
     )
-    folder = hub_download(version, ["question.jsonl", f"model_judgment/{judge}/*.jsonl"], instead)
-    judged = jsonl_files(folder / "model_judgment" / judge)
+    wanted = [QUESTIONS, f"{JUDGMENTS}/{judge}/*.jsonl"]
+    folder = ArenaHardFolder(hub_download(version, wanted, instead))
+    judged = [p.name.removesuffix(".jsonl") for p in folder.judgment_files(judge)]
     if not judged:
-        judges = hub_listing(version, "model_judgment", instead)
+        judges = hub_listing(version, JUDGMENTS, instead)
         raise UserError(
             f"no judge {judge!r} in Arena-Hard {version} on the hub (judges: {', '.join(judges) or 'none'})"
         )
     models = sorted({*version_config(version).baseline.models(), *judged})
-    return hub_download(version, [f"model_answer/{m}.jsonl" for m in models], instead)
+    return hub_download(version, release_files(models), instead)
 
 
 def _judgment_files(data_dir: Path, judge: str) -> list[Path]:
     """The judgment files of ``judge``; an unknown judge lists the judges the folder holds."""
-    files = list(jsonl_files(data_dir / "model_judgment" / judge).values())
+    folder = ArenaHardFolder(data_dir)
+    files = folder.judgment_files(judge)
     if files:
         return files
-    judges = sorted(p.name for p in (data_dir / "model_judgment").glob("*") if p.is_dir())
+    where, judges = folder.judgments(judge).parent, folder.judges()
     if not judges:
-        raise UserError(f"no judgment files in {data_dir / 'model_judgment'}")
+        raise UserError(f"no judgment files in {where}")
     raise UserError(
-        f"no judgment files for judge {judge!r} in {data_dir / 'model_judgment'} (judges: {', '.join(judges)})"
+        f"no judgment files for judge {judge!r} in {where} (judges: {', '.join(judges)})"
     )
 
 
@@ -190,7 +200,7 @@ def import_judgments(
     """
     data_dir, out = Path(data_dir), Path(out)
     files = _judgment_files(data_dir, judge)
-    questions = load_questions(data_dir / "question.jsonl")
+    questions = load_questions(ArenaHardFolder(data_dir).questions)
     version = version or detect_version(questions)
     if version not in ("v0.1", "v2.0"):
         raise ValueError(f"unknown version {version!r}; choose v0.1 or v2.0")

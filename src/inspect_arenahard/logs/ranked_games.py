@@ -3,7 +3,8 @@
 Every command that ranks logs (``leaderboard``, ``metrics``, ``judges``, ``power``, ``report``)
 reads them through :func:`read_log_games`: partial, replaced, ignored and damaged logs are listed
 on stderr with one summary line, finding no judged game is an error that says why, and games
-judged under different verdict-changing settings are refused unless pooled on purpose.
+judged under different verdict-changing settings, or by a judge whose canary verdicts drifted
+between runs, are refused unless pooled on purpose.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from inspect_arenahard.logs.reader import (
     LogGames,
     Run,
     SampleReader,
+    check_drift,
     check_settings,
     no_games_error,
     read_games,
@@ -46,7 +48,8 @@ def read_ranked_logs(
         print(result.summary(), file=sys.stderr)
     if not any(g.get("parsed", True) for g in result.games):
         raise no_games_error(result, paths)
-    return RankedLogs(result.games, check_settings(result.games, pool=pool_settings), result)
+    pooled = check_settings(result.games, pool=pool_settings)
+    return RankedLogs(result.games, pooled + check_drift(result, pool=pool_settings), result)
 
 
 def read_log_games(

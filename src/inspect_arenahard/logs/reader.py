@@ -32,6 +32,7 @@ from zstandard import ZstdError
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.evaluate.adaptive import header_adaptive, run_note
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
+from inspect_arenahard.stats.drift import canary_drift
 from inspect_arenahard.stats.game_record import GameRecord, GameScore
 
 DAMAGED = (
@@ -87,6 +88,8 @@ class Run:
     """Samples adaptive judging did not need (no model or judge call; not games, not failures)."""
     adaptive: dict[str, Any] | None = None
     """Adaptive judging's rule and outcome (:attr:`Header.adaptive`)."""
+    canary_games: int = 0
+    """Canary games of this log (:mod:`inspect_arenahard.evaluate.canaries`): never ranked."""
 
 
 @dataclass
@@ -100,6 +103,9 @@ class LogGames:
     """(older log, newer log) -> games of the older one the newer one re-judged."""
     ignored: list[tuple[str, str]] = field(default_factory=list)
     """(path, reason) for logs that are not arenahard judge logs or cannot be read at all."""
+    canaries: list[GameRecord] = field(default_factory=list)
+    """Canary games of every run read (``canary`` true), kept apart from ``games``: they are
+    never ranked, and each run keeps its own (drift compares runs, :mod:`inspect_arenahard.stats.drift`)."""
 
     @property
     def superseded(self) -> list[tuple[Run, Run]]:
@@ -133,10 +139,11 @@ class LogGames:
     def summary(self) -> str:
         """The one line every ranking prints: what was read, replaced, excluded, damaged, skipped."""
         c = self.counts()
+        canaries = f", {len(self.canaries)} canary games (never ranked)" if self.canaries else ""
         return (
             f"games: {c['read']} read from {len(self.kept_runs)} logs, {c['replaced']} replaced by "
             f"newer judgments, {c['unparsed']} excluded (unparsed), {c['damaged']} damaged "
-            f"members, {c['skipped']} files skipped"
+            f"members, {c['skipped']} files skipped{canaries}"
         )
 
     def notes(self) -> list[str]:
@@ -379,6 +386,10 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
             if found is SKIPPED_SAMPLE:
                 run.skipped_samples += 1
                 continue
+            if found and found[0].get("canary"):
+                result.canaries += found
+                run.canary_games += len(found)
+                continue
             run.samples += 1
             run.games += len(found)
             for game in found:
@@ -441,7 +452,8 @@ def _sample_games(
     if game_score.skipped is not None:
         return SKIPPED_SAMPLE
     games = _games(summary["id"], summary["epoch"], header, game_score, path, protocol)
-    run.unparsed += sum(not g["parsed"] for g in games)
+    if not game_score.canary:
+        run.unparsed += sum(not g["parsed"] for g in games)
     return games
 
 
@@ -494,6 +506,30 @@ def check_settings(games: Sequence[GameRecord], pool: bool = False) -> list[str]
     raise UserError(
         f"games judged under different settings are not pooled ({detail}); rank them apart, "
         "re-judge, or pass --pool-settings to pool them (outputs are then labelled)"
+    )
+
+
+def check_drift(result: LogGames, pool: bool = False) -> list[str]:
+    """Runs pooled under one judge name whose canary verdicts differ beyond chance
+    (:mod:`inspect_arenahard.stats.drift`), each later run against the judge's first.
+
+    Refused with one line naming the runs and how many canary games disagree, unless ``pool``:
+    then one label per drifted run is returned so that every output can say so."""
+    kept = [run.path for run in result.kept_runs]
+    wanted = set(kept)
+    canaries = [g for g in result.canaries if g.get("log") in wanted]
+    drifted = [c for judge in canary_drift(canaries, kept) for c in judge.drifted]
+    labels = [
+        f"canary drift of judge {c.judge}: {c.later} against {c.earlier} "
+        f"({c.disagree} of {c.games} canary games disagree, p={c.p_value:.2g})"
+        for c in drifted
+    ]
+    if pool or not labels:
+        return labels
+    raise UserError(
+        f"runs of one judge whose canary verdicts differ beyond chance are not pooled ({'; '.join(labels)}); "
+        "the judge changed between them: rank them apart, re-judge, or pass --pool-settings to pool them "
+        "(outputs are then labelled)"
     )
 
 

@@ -6,7 +6,8 @@ Every model call Inspect makes is a ``model`` event carrying its role (``judge``
 from Inspect's cache (``cache: read``) are counted apart: they cost nothing. A call without a
 recorded cost is priced from a table of list prices (``PRICES``, overridable with a file in the
 format of Inspect's ``--model-cost-config``); a call that neither covers is counted as unpriced,
-never as free.
+never as free. Calls made for canary games (:mod:`inspect_arenahard.evaluate.canaries`) are
+counted under their role with `` (canaries)`` appended: a fixed cost per run, never cached.
 """
 
 from __future__ import annotations
@@ -20,11 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from orjson import loads  # as the log reader: ~3× faster than json
 
+from inspect_arenahard.evaluate.canaries import is_canary
+
 if TYPE_CHECKING:
     from inspect_arenahard.logs.reader import LogGames
 
 MODEL_ROLE = "model"
 """Role name given to the calls of the model under test (Inspect records no role for them)."""
+CANARY_ROLE_SUFFIX = " (canaries)"
+"""Appended to the role of calls made for canary games (``judge (canaries)``)."""
 
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-4o-mini": (0.15, 0.60),
@@ -333,8 +338,8 @@ def format_costs(report: CostReport) -> str:
 def run_cost(path: str, model: str, prices: Mapping[str, tuple[float, float]] = PRICES) -> RunCost:
     """Usage per role and serving model over every model event of one log."""
     run = RunCost(path=path, model=model)
-    for event in model_events(path):
-        _add_event(run.roles, event, prices)
+    for event, canary in sample_model_events(path):
+        _add_event(run.roles, event, prices, canary)
     return run
 
 
@@ -342,9 +347,11 @@ def _add_event(
     roles: dict[str, dict[str, Usage]],
     event: Mapping[str, Any],
     prices: Mapping[str, tuple[float, float]],
+    canary: bool = False,
 ) -> None:
-    """Count one ``model`` event under its role and serving model."""
-    role = event.get("role") or MODEL_ROLE
+    """Count one ``model`` event under its role and serving model (a canary's under the role
+    with :data:`CANARY_ROLE_SUFFIX`: a judge's fixed cost per run, shown on its own line)."""
+    role = (event.get("role") or MODEL_ROLE) + (CANARY_ROLE_SUFFIX if canary else "")
     served = str(event.get("model"))
     _add_call(roles.setdefault(role, {}).setdefault(served, Usage()), served, event, prices)
 
@@ -380,6 +387,12 @@ def _add_call(
 
 def model_events(path: str) -> Iterable[dict[str, Any]]:
     """The ``model`` events of every sample of a log, as plain dicts (``.eval`` read as raw JSON)."""
+    for event, _ in sample_model_events(path):
+        yield event
+
+
+def sample_model_events(path: str) -> Iterable[tuple[dict[str, Any], bool]]:
+    """(``model`` event, whether its sample is a canary) for every sample of a log."""
     from inspect_arenahard.files.storage import open_archive
 
     if path.endswith(".eval"):
@@ -397,16 +410,20 @@ def model_events(path: str) -> Iterable[dict[str, Any]]:
                         ValueError
                     ):  # NaN scores (unscored samples) are valid to Python's parser only
                         sample = json.loads(raw)
+                    canary = is_canary(sample.get("metadata"))
                     for event in sample.get("events") or []:
                         if event.get("event") == "model":
-                            yield event
+                            yield event, canary
         return
     from inspect_ai.log import read_eval_log
 
     for sample in read_eval_log(path).samples or []:
         for event in sample.events:
             if event.event == "model":
-                yield json.loads(event.model_dump_json(exclude_none=True))
+                yield (
+                    json.loads(event.model_dump_json(exclude_none=True)),
+                    is_canary(sample.metadata),
+                )
 
 
 @dataclass
@@ -420,9 +437,10 @@ class UsageReader:
     def __call__(self, path: str, sample: dict[str, Any]) -> None:
         """Count one sample's model calls."""
         roles = self.roles_by_log.setdefault(path, {})
+        canary = is_canary(sample.get("metadata"))
         for event in sample.get("events") or []:
             if event.get("event") == "model":
-                _add_event(roles, event, self.prices)
+                _add_event(roles, event, self.prices, canary)
 
     def report(self, result: LogGames) -> CostReport:
         """Usage of the runs ``result`` ranks (those with a game no newer run re-judged), and of

@@ -4,6 +4,7 @@
 * :mod:`.criteria`: criteria rubrics and their perturbed wordings (paper Table 8);
 * :mod:`.debate`: the multi-agent debate and the single-judge prompt, verdict parsing;
 * :mod:`.task`: the ``scaleeval`` Inspect task;
+* :mod:`.judgecard`: the ``arenahard_judgecard`` task (a judge's report card against humans);
 * :mod:`.judge_agreement`: example- and system-level agreement tables (no Inspect imports);
 * :mod:`.review`: the human-review queue for debates without consensus;
 * :mod:`.logs`: item records from ``scaleeval`` logs (``arenahard metaeval``).
@@ -15,6 +16,7 @@ __all__ = [
     "data",
     "debate",
     "item_records",
+    "judgecard",
     "judge_agreement",
     "review",
     "task",

@@ -68,6 +68,9 @@ class GameRecord(_RecordCore, total=False):
     """The run's verdict-changing judge settings as canonical JSON (template, temperature,
     max tokens, reference, neutralisation rules …): games with different settings are not pooled
     silently (:func:`inspect_arenahard.logs.reader.check_settings`)."""
+    canary: bool
+    """A canary game (fixed shipped answers, judged in every run): never ranked; the reader keeps
+    these apart (``LogGames.canaries``) to compare a judge's runs (:mod:`inspect_arenahard.stats.drift`)."""
 
 
 RECORD_FIELDS: tuple[str, ...] = tuple(_RecordCore.__annotations__)
@@ -191,6 +194,9 @@ class GameScore:
     """A peer battle's sides and its cut or incomplete turns (Auto-Arena)."""
     skipped: str | None = None
     """Why adaptive judging did not need the sample (then there are no games)."""
+    canary: bool = False
+    """A canary (shipped answers judged in every run, :mod:`inspect_arenahard.evaluate.canaries`):
+    its games are never ranked; the log reader keeps them apart for the drift check."""
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -219,6 +225,7 @@ class GameScore:
             "neutralised": self.neutralised,
             "committee": self.committee,
             "battle": self.battle,
+            "canary": True if self.canary else None,
         }
         out.update(
             {
@@ -260,6 +267,7 @@ class GameScore:
             neutralised=metadata.get("neutralised"),
             committee=metadata.get("committee"),
             battle=metadata.get("battle"),
+            canary=bool(metadata.get("canary")),
         )
 
     def records(
@@ -275,7 +283,7 @@ class GameScore:
     ) -> list[GameRecord]:
         """One :class:`GameRecord` per game; ``model`` stands in when the score names none, and
         ``settings`` (the run's verdict-changing settings, canonical JSON) travel in each."""
-        return [
+        records: list[GameRecord] = [
             {
                 "log": log,
                 "question_id": question_id,
@@ -296,6 +304,10 @@ class GameScore:
             }
             for game in self.games
         ]
+        if self.canary:
+            for record in records:
+                record["canary"] = True
+        return records
 
 
 def _parse_games(raw_games: list[Any], where: str) -> Iterable[ScoredGame]:

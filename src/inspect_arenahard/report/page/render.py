@@ -24,10 +24,10 @@ from inspect_arenahard.report.leaderboard_tables import (
     records,
 )
 from inspect_arenahard.report.page.sections import Board, Report
-from inspect_arenahard.stats import power
+from inspect_arenahard.stats import power, shares
 from inspect_arenahard.stats.estimates import Leaderboard, Row
+from inspect_arenahard.stats.judge_card import Share
 from inspect_arenahard.stats.judge_coverage import TableJudging
-from inspect_arenahard.stats.shares import Share
 
 PLAIN, STYLED, BASELINE = "#1f77b4", "#e6550d", "#d62728"
 MIN_CORRELATION_POINTS = 5
@@ -489,8 +489,45 @@ def _judge_checks(report: Report) -> str:
     )  # fmt: skip
 
 
-def _share(share: Share) -> str:
+def _share(share: shares.Share) -> str:
     return share.text() if share.n else "–"
+
+
+def _evaluators(report: Report) -> str:
+    """Report cards of judges against human labels (``arenahard_judgecard`` logs), if any."""
+    if not report.evaluators:
+        return ""
+
+    def share(s: Share) -> str:
+        if s.value is None:
+            return _cell(None)
+        return _cell(100 * s.value, title=f"{100 * s.lower:.1f}–{100 * s.upper:.1f}% (n={s.n})")  # type: ignore[operator]
+
+    rows = ["<tr>" + "".join([
+        f'<td class="model">{escape(c.judge)}</td>', _cell(c.items), share(c.accuracy), share(c.human_ceiling),
+        share(c.position_consistency), share(c.tie_rate), share(c.longer_preference), share(c.always_longer),
+    ]) + "</tr>" for c in report.evaluators]  # fmt: skip
+    return "".join(
+        [
+            "<h3>Evaluators against human labels</h3>",
+            _table(
+                [
+                    "judge",
+                    "pairs",
+                    "accuracy %",
+                    "human–human %",
+                    "position-consistent %",
+                    "ties %",
+                    "prefers longer %",
+                    "always-longer baseline %",
+                ],
+                rows,
+            ),  # fmt: skip
+            '<p class="note">From arenahard_judgecard logs: accuracy against the human majority (hover for the '
+            "95% interval), the annotators' own agreement where a set has several, and the accuracy of always "
+            "choosing the longer answer on the same pairs.</p>",
+        ]
+    )
 
 
 def _correlation_cell(correlation: dict[str, float]) -> str:
@@ -593,7 +630,7 @@ def render(report: Report) -> str:
         '<a href="#judges">judges</a><a href="#quality">quality</a><a href="#power">power</a><a href="#disputed">disputed games</a>'
         '<a href="#sources">sources</a></nav></header>',
         '<div id="errors" hidden></div>',
-        _leaderboards(report), _models(report), _costs(report), _judges(report), _quality_and_power(report), _disputed(report),
+        _leaderboards(report), _models(report), _costs(report), _judges(report), _evaluators(report), _quality_and_power(report), _disputed(report),
         f'<h2 id="sources">Sources</h2><ul>{sources}</ul><h3>Log notes</h3><ul>{notes}</ul>',
     ])  # fmt: skip
     return PAGE.replace("{{GENERATOR}}", escape(_generator(), quote=True)).replace("{{BODY}}", body)
@@ -641,6 +678,8 @@ table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-
 th, td { padding: 3px 9px; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
 th { background: #fafafa; position: sticky; top: 0; white-space: normal; vertical-align: bottom; min-width: 4em; max-width: 11em; }
 td.model, td.text { white-space: normal; overflow-wrap: anywhere; max-width: 24em; }
+td.model { min-width: 8em; }
+@media (max-width: 1000px) { body { padding: 12px; } th, td { padding: 3px 5px; } }
 td code { word-break: break-all; }
 table.sortable th { cursor: pointer; user-select: none; } table.sortable th:hover { background: #eef4fa; }
 th.asc::after { content: " ▲"; } th.desc::after { content: " ▼"; }

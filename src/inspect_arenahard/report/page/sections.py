@@ -16,6 +16,7 @@ from inspect_arenahard.stats import judge_bias, power
 from inspect_arenahard.stats.combined import COMBINED, prompts_per_category
 from inspect_arenahard.stats.estimates import Leaderboard
 from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.judge_card import JudgeCard, judge_cards
 from inspect_arenahard.stats.judge_checks import JudgeCheck
 from inspect_arenahard.stats.judge_coverage import TableJudging
 from inspect_arenahard.stats.ranking import (
@@ -140,17 +141,25 @@ class Report:
     quality: dict[str, Any] | None = None
     flags: dict[str, list[str]] = field(default_factory=dict)
     """``arenahard audit`` flags per model (empty without the audit)."""
+    evaluators: list[JudgeCard] = field(default_factory=list)
+    """Report cards of the ``arenahard_judgecard`` logs among the inputs (empty: none)."""
     options: Options = field(default_factory=Options)
 
 
 def build(logs: Sequence[str], options: Options) -> Report:
     """Read the logs and compute every section; no games at all is an error."""
-    from inspect_arenahard.logs.reader import check_settings, no_games_error, read_games
+    from inspect_arenahard.logs.reader import (
+        check_drift,
+        check_settings,
+        no_games_error,
+        read_games,
+    )
 
     result = read_games(logs)
     if not any(g.get("parsed", True) for g in result.games):
         raise no_games_error(result, logs)
     check_settings(result.games)
+    check_drift(result)
     plain, styled, note = _rankings(result.games, options.ranking)
     games = select_games(result.games, options.ranking)
     costs = log_costs(
@@ -181,6 +190,9 @@ def build(logs: Sequence[str], options: Options) -> Report:
         from inspect_arenahard.report.audit_inputs import model_flags
 
         report.flags = model_flags(logs)
+    from inspect_arenahard.logs.card_items import card_items
+
+    report.evaluators = judge_cards(card_items(logs)[0])
     disputed = _disputed(games)
     report.disputed, report.n_disputed = disputed[:DISPUTED_SHOWN], len(disputed)
     if options.reference:
