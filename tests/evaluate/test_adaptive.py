@@ -153,9 +153,9 @@ def test_stratified_order_keeps_the_category_mix_in_every_prefix() -> None:
     task = arenahard(
         version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100
     )
-    samples = list(task.dataset)
+    everything = list(task.dataset)
     # the canary pairs follow the visit order, outside it (adaptive stopping never skips them)
-    samples, canaries = samples[:750], samples[750:]
+    samples, canaries = everything[:750], everything[750:]
     assert len(canaries) == 16 and not any(VISIT in (c.metadata or {}) for c in canaries)
     assert [s.metadata[VISIT] for s in samples] == list(range(750))
     share = {"hard_prompt": 500 / 750, "creative_writing": 250 / 750}
@@ -167,8 +167,8 @@ def test_stratified_order_keeps_the_category_mix_in_every_prefix() -> None:
     # seeded: the same seed gives the same order, another seed another one
     again = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100)  # fmt: skip
     other = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100, prompt_seed=1)  # fmt: skip
-    assert [s.id for s in again.dataset] == [s.id for s in samples]
-    assert [s.id for s in other.dataset] != [s.id for s in samples]
+    assert [s.id for s in again.dataset] == [s.id for s in everything]
+    assert [s.id for s in other.dataset] != [s.id for s in everything]
     # a fixed run keeps the file's order
     plain = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31")
     assert VISIT not in (list(plain.dataset)[0].metadata or {})
