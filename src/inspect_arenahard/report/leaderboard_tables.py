@@ -10,7 +10,7 @@ and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odd
 CI), so a style-controlled table can never pass for a plain one; an official bootstrap of one-step
 refits adds ``bootstrap_refits: "one-step"``. Callers add per-model columns
 (``extra`` in records, ``columns`` in tables): ``arenahard audit``'s ``flags`` and, with ``--cost``,
-the cost columns of :func:`inspect_arenahard.report.costs.usage_columns`.
+the cost columns of ``inspect_arenahard.report.costs.usage_columns``.
 """
 
 from __future__ import annotations
