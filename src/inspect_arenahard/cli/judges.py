@@ -1,7 +1,7 @@
 """``arenahard judges``: judge analytics from game records — position bias and consistency,
 agreement between judges, self-bias and length bias.
 
-The analysis is :func:`inspect_arenahard.stats.judge_analytics.analyse_judges`; this module renders
+The analysis is ``inspect_arenahard.stats.judge_analytics.analyse_judges``; this module renders
 its result as tables and (``--json``) as its ``to_dict()``.
 """
 

@@ -10,10 +10,10 @@ and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odd
 CI), so a style-controlled table can never pass for a plain one; an official bootstrap of one-step
 refits adds ``bootstrap_refits: "one-step"``. Callers add per-model columns
 (``extra`` in records, ``columns`` in tables): ``arenahard audit``'s ``flags`` and, with ``--cost``,
-the cost columns of :func:`inspect_arenahard.report.costs.usage_columns`.
+the cost columns of ``inspect_arenahard.report.costs.usage_columns``.
 
 Tables ranked from judge logs also say who judged whom (``judging``, from
-:meth:`inspect_arenahard.stats.ranking.Ranking.judgings`): records gain ``judges`` (judge → games),
+``inspect_arenahard.stats.ranking.Ranking.judgings``): records gain ``judges`` (judge → games),
 ``judge_flags``, ``self_judged``, ``comparable_group``, ``shared_judge_share`` and
 ``interval_meaningful``; printed tables gain a ``judged by`` column, a ``judge flags`` column when
 a row has one, and, when the judges split the models into groups that share no judge, a ``group``

@@ -1,8 +1,8 @@
 """Judge analytics on game records: position bias and consistency, judge-judge agreement,
 self-bias (paper Table 10) and length bias with a "verbose policy" baseline (paper Table 12).
 
-Game records are :class:`inspect_arenahard.stats.game_record.GameRecord` dicts (as returned by
-``inspect_arenahard.logs.reader.read_games``), checked by :func:`checked`. Labels
+Game records are ``inspect_arenahard.stats.game_record.GameRecord`` dicts (as returned by
+``inspect_arenahard.logs.reader.read_games``), checked by ``checked``. Labels
 are read only through ``inspect_arenahard.judging.verdicts`` so they mean what they mean everywhere.
 Unparsed games are counted and reported, never silently skipped.
 """

@@ -1,7 +1,7 @@
 """The one ranking service: games (or battles) and a ``RankingOptions`` in, every table out.
 
 ``arenahard leaderboard``, ``metrics``, ``judges``, ``power``, ``report --html``, tournament
-ratings and the ``inspect_arenahard.report.dataframes`` dataframes all call :func:`rank`, so the same
+ratings and the ``inspect_arenahard.report.dataframes`` dataframes all call ``rank``, so the same
 options give the same numbers everywhere. The options are one typed dataclass; the CLI flags and
 config keys are generated from it (``typed_options``), so they cannot drift between commands.
 
