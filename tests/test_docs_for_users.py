@@ -18,6 +18,8 @@ import pytest
 
 import inspect_arenahard
 from tests.helpers.browser import layout_at
+from tests.helpers.docstring_roles import find as find_roles
+from tests.helpers.docstring_roles import fix as fix_roles
 
 PACKAGE = Path(inspect_arenahard.__file__).parent
 REPO = PACKAGE.parents[1]
@@ -139,6 +141,26 @@ def test_docstrings_write_code_as_markdown_not_as_sphinx_literal_blocks() -> Non
     assert found == []
 
 
+def test_docstrings_name_code_in_backticks_not_sphinx_roles() -> None:
+    """``:func:`x` `` shows literally in the Markdown reference; each one found is named by
+    file:line (``python tests/helpers/docstring_roles.py --fix`` rewrites them)."""
+    assert find_roles([str(PACKAGE)]) == []
+
+
+def test_the_role_check_sees_roles_and_leaves_code_alone(tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(
+        '"""See :func:`~a.b.rank` and :mod:`.battles`."""\n\nPATTERN = ":mod:`x`"\n'
+        '"""Its attribute docstring names :class:`a.B`."""\n'
+    )
+    assert [f.split(": ", 1)[1] for f in find_roles([str(module)])] == [
+        ":func:`~a.b.rank`", ":mod:`.battles`", ":class:`a.B`"
+    ]  # fmt: skip
+    assert fix_roles([str(module)]) == 3 and find_roles([str(module)]) == []
+    assert module.read_text().splitlines()[0] == '"""See ``rank`` and ``battles``."""'
+    assert 'PATTERN = ":mod:`x`"' in module.read_text()  # code is not a docstring
+
+
 def test_every_ranking_option_has_help_the_reference_shows() -> None:
     """The API reference documents options' fields from their ``help`` (docs/hooks/field_help.py)."""
     from inspect_arenahard.stats.ranking import RankingOptions
@@ -175,8 +197,9 @@ def test_the_site_renders_formulas_code_and_api_tables(site: Path) -> None:
     )
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert api.count('<span class="doc-section-title">Parameters:</span>') >= 10  # Args as tables
+    where = f"{RankingOptions.__module__}.RankingOptions"
     for f in dataclasses.fields(RankingOptions):
-        assert f'id="inspect_arenahard.stats.ranking.RankingOptions.{f.name}"' in api, f.name
+        assert f'id="{where}.{f.name}"' in api, f.name
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
 """``arenahard leaderboard NEW --calibrate-to OLD``: the new judge's scores on the old judge's
-scale (:mod:`inspect_arenahard.stats.calibration`), with each anchor model's residual."""
+scale (``inspect_arenahard.stats.calibration``), with each anchor model's residual."""
 
 from __future__ import annotations
 

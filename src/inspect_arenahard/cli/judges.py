@@ -1,7 +1,7 @@
 """``arenahard judges``: judge analytics from game records — position bias and consistency,
 agreement between judges, self-bias and length bias.
 
-The analysis is :func:`inspect_arenahard.stats.judge_analytics.analyse_judges`; this module renders
+The analysis is ``inspect_arenahard.stats.judge_analytics.analyse_judges``; this module renders
 its result as tables and (``--json``) as its ``to_dict()``.
 """
 
@@ -89,7 +89,7 @@ def print_judges(result: JudgeAnalytics) -> None:
         )
     rows = [
         [b.bias.judge, r.model, r.family, r.judge_rank, r.reference_rank, r.shift,
-         "yes" if r.family == b.bias.judge_family else ""]
+         "yes" if r.own_family else ""]
         for b in result.self_bias
         for r in b.bias.rows
     ]  # fmt: skip

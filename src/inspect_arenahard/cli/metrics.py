@@ -3,7 +3,7 @@ with confidence, pair-rank Brier, Spearman/Kendall).
 
 Benchmark scores come from Inspect logs or a JSONL of game records (ranked here), or from a
 bootstrap JSONL / leaderboard CSV (``--benchmark``). The analysis is
-:func:`inspect_arenahard.stats.reference_comparison.compare_with_reference`; this module renders
+``inspect_arenahard.stats.reference_comparison.compare_with_reference``; this module renders
 its result as tables and (``--json``) as its ``to_dict()``. matplotlib is imported only for
 ``--plot``.
 """

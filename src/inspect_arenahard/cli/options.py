@@ -1,5 +1,5 @@
 """Conventions every ``arenahard`` command shares: ``--ci`` levels, output and ``--plot`` files
-(their format follows the extension; see :mod:`inspect_arenahard.files.outputs`), the options that
+(their format follows the extension; see ``inspect_arenahard.files.outputs``), the options that
 turn games into a ranking, and the cost options."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``arenahard power``: how many prompts a benchmark needs to separate two models a given number
 of points apart, per judge, from the variance of the leaderboard's intervals (same options).
 
-The analysis is :func:`inspect_arenahard.stats.power.power_per_judge`; this module renders its
+The analysis is ``inspect_arenahard.stats.power.power_per_judge``; this module renders its
 result as tables and (``--json``) as its ``to_dict()``.
 """
 

@@ -2,7 +2,7 @@
 
 Order is cheap-to-expensive: turns → exact duplicates → minimum length → truncation →
 language → user hook (PII/unsafe). Near-duplicates need embeddings and are removed in
-:mod:`.cluster` with :func:`near_duplicates`, counted the same way.
+``cluster`` with ``near_duplicates``, counted the same way.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ readings cover this:
     the text as written (what the parsers read; it differs from ``plain`` only where an entity
     decodes over characters that follow it, as ``&#x3eCriteria`` does);
 ``plain``
-    every character folded by :func:`fold` (entities decoded; NFKD with combining marks removed,
-    then NFC; look-alikes from :data:`LOOKALIKES` mapped; characters of categories Cf, Cc (other
+    every character folded by ``fold`` (entities decoded; NFKD with combining marks removed,
+    then NFC; look-alikes from ``LOOKALIKES`` mapped; characters of categories Cf, Cc (other
     than whitespace), Co, Cs, Mn and Me and Hangul fillers removed);
 ``rendered``
     the plain reading after Markdown and HTML are rendered: emphasis, code and math marks
@@ -19,7 +19,7 @@ readings cover this:
     text commands (``\\text``, ``\\mathrm`` …) removed and ``\\gt``/``\\lt``/``\\vert`` read as
     signs.
 
-:func:`canonical` returns a reading with a map from its characters back to the original, so a
+``canonical`` returns a reading with a map from its characters back to the original, so a
 recognised span is rewritten where it was written, whatever its spelling. Each reading is one
 pass over the text; multi-character tokens (entities, tags, comments) are matched with bounded
 or possessive patterns, and a comment's end is found by a single search of the whole text.
@@ -206,7 +206,7 @@ class Canonical:
 
     def spellings(self, spans: Iterable[tuple[int, int]], sample: int = 1000) -> set[str]:
         """How the canonical ``(start, end)`` spans were spelled in the original: ``raw`` for a
-        span written as the parser reads it, else what disguised it (:data:`SPELLINGS`); the
+        span written as the parser reads it, else what disguised it (``SPELLINGS``); the
         first ``sample`` disguised spans stand for all (bounded work)."""
         if self.text == self.source:
             return {"raw"}

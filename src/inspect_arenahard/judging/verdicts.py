@@ -1,9 +1,9 @@
 """Reading a verdict label out of a judge's text: pairwise labels, and Auto-Arena battle labels.
 
 Pure functions (no Inspect imports) used by the judge scorer and the importer; what a label is
-worth is :mod:`inspect_arenahard.stats.verdict_points`. The grammar is written once, here:
-:data:`LETTERS`, :func:`sign_pattern`, the brackets and the whitespace class ``\\s`` build both
-the parser's patterns and what :mod:`inspect_arenahard.judging.integrity` recognises (the same
+worth is ``inspect_arenahard.stats.verdict_points``. The grammar is written once, here:
+``LETTERS``, ``sign_pattern``, the brackets and the whitespace class ``\\s`` build both
+the parser's patterns and what ``inspect_arenahard.judging.integrity`` recognises (the same
 labels, also with spaces between their characters), so the two cannot disagree.
 """
 
@@ -33,7 +33,7 @@ CRITERIA_LABEL = re.compile(
     r"criteria\s++satisfied\s*+\**+\s*+:\s*+\**+\s*+\[([^\[\]]*+)\]", re.IGNORECASE
 )
 """BenchBuilder's annotation verdict: ``Criteria Satisfied: [1, 2, 4]`` (bold allowed); read by
-:func:`inspect_arenahard.curate.annotate.parse_criteria` and neutralised in crowd prompts."""
+``inspect_arenahard.curate.annotate.parse_criteria`` and neutralised in crowd prompts."""
 
 BATTLE_LABEL = re.compile(r"\[\s*+(A|B|[Tt][Ii][Ee])\s*+\]")
 """An Auto-Arena battle verdict: ``[A]``, ``[B]`` (exact case: ``d[a]`` in code is no verdict)

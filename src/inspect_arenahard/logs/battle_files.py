@@ -1,8 +1,8 @@
 """Battle files: Chatbot-Arena-style JSONL rows (``question_id, model_a, model_b, winner``) ranked
 like judge logs (``arenahard leaderboard --battles FILE``).
 
-Only the reading lives here; what a row means is :func:`inspect_arenahard.stats.battles.check_battle_row`
-and :func:`~inspect_arenahard.stats.battles.from_battle_columns`. A local file is read by
+Only the reading lives here; what a row means is ``inspect_arenahard.stats.battles.check_battle_row``
+and ``from_battle_columns``. A local file is read by
 pyarrow's JSON reader into columns and checked a column at a time (a million battles in about the
 time pyarrow takes to parse them); a bad row is then named by re-reading that one line with the
 row rule. Files pyarrow cannot read (a field whose JSON type changes between rows, a store URL,
@@ -57,7 +57,7 @@ def read_battles_jsonl(path: str | Path, strong_weight: int = STRONG_WEIGHT) -> 
 
 
 def read_battle_rows(path: str | Path, strong_weight: int = STRONG_WEIGHT) -> Battles:
-    """The row-by-row reader: any file :func:`read_jsonl` reads, its exact error messages."""
+    """The row-by-row reader: any file ``read_jsonl`` reads, its exact error messages."""
     return from_battle_rows(
         ((f"{path}:{lineno}", row) for lineno, row in read_jsonl(path)), str(path), strong_weight
     )

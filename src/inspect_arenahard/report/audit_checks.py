@@ -22,7 +22,7 @@ check (so no 20-prompt subset of a real model can be flagged):
 ``injection``
     An answer shows an attempt when it carries text only a judge or a chat template writes that
     its prompt does not itself contain (the same span, case and spacing aside), in any reading
-    (:mod:`inspect_arenahard.judging.canonical`: entities, confusables, invisible and control
+    (``inspect_arenahard.judging.canonical``: entities, confusables, invisible and control
     characters, rendered markup): a pairwise verdict label or ``<|…|>`` delimiter, a battle
     label (``[A]``, ``[Tie]``), a ScaleEval heading or a verdict line that names its verdict
     (``Final answer: 2``), a chat role marker, tool-call tag or fake turn of the common chat
@@ -135,7 +135,7 @@ _ROLE_WORD_LOWER = re.compile(_ROLE_WORDS)
 Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
 ``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
 case-sensitive scan is several times faster); the opening before the word (``<|``, ``<``,
-``</``, ``##``) is checked by :func:`_role_markers`."""
+``</``, ``##``) is checked by ``_role_markers``."""
 _ROLE_OPEN = re.compile(r"</?\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
 _ROLE_TAGS = (
     ("INST]", ("[/", "[")),
@@ -206,7 +206,7 @@ def _key(text: str) -> str:
 def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
     """Judge-directed text in ``answer`` that its ``prompt`` does not itself contain (the same
     span, case and spacing aside, in any reading): each kind found, with the spellings it was
-    written in (:data:`inspect_arenahard.judging.canonical.SPELLINGS`)."""
+    written in (``inspect_arenahard.judging.canonical.SPELLINGS``)."""
     asked = {
         _key(canon.text[start:end])
         for canon in readings(prompt)
@@ -275,7 +275,7 @@ def char_similarity(answers: Sequence[str]) -> np.ndarray:
 
 
 def nearest_similarity(sim: np.ndarray) -> np.ndarray:
-    """For each answer, its largest similarity with another answer (``sim``: :func:`char_similarity`)."""
+    """For each answer, its largest similarity with another answer (``sim``: ``char_similarity``)."""
     if len(sim) < 2:
         return np.zeros(len(sim))
     off = sim.copy()

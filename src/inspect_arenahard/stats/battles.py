@@ -216,11 +216,11 @@ class _Columns:
 
 
 def from_games(games: Iterable[Mapping[str, Any]], strong_weight: int | None = None) -> Battles:
-    """Battles from judge game records (:class:`inspect_arenahard.stats.game_record.GameRecord`).
+    """Battles from judge game records (``inspect_arenahard.stats.game_record.GameRecord``).
 
     Each game is one row with the model at position A as ``a``; a strong verdict weighs
     ``strong_weight``, by default the records' own ``strong_weight`` (the weight the judge
-    scorer scored with; records without one weigh :data:`STRONG_WEIGHT`). Records with different
+    scorer scored with; records without one weigh ``STRONG_WEIGHT``). Records with different
     weights are refused unless ``strong_weight`` says which to use. Unparsed games (``parsed``
     false or no label) and games of a model against itself (no information) are kept with NaN
     points: excluded from fits, counted per model.
@@ -288,7 +288,7 @@ def from_battle_rows(
     rows: Iterable[tuple[str, Mapping[str, Any]]], source: str, strong_weight: int = STRONG_WEIGHT
 ) -> Battles:
     """Battles from ``{question_id, model_a, model_b, winner}`` rows, each with where it came from
-    (files are read by :func:`inspect_arenahard.logs.battle_files.read_battles_jsonl`).
+    (files are read by ``inspect_arenahard.logs.battle_files.read_battles_jsonl``).
 
     Strong verdicts appear as ``strong_weight`` repeated rows (arena-hard's battle files), so a
     run of c identical consecutive rows is read as c // strong_weight strong games (weight
@@ -340,8 +340,8 @@ class BattleColumns:
     ``a``/``b`` index ``models`` and ``winner`` indexes ``WINNER_POINTS``' keys, each -1 where
     the row has no usable value; ``style_a``/``style_b`` are ``(n, 4)`` (NaN rows without
     ``conv_metadata``) or None when no row has any; ``malformed`` marks the rows whose
-    ``conv_metadata`` lacks a count. :func:`first_invalid` finds the rows
-    :func:`check_battle_row` would refuse, :func:`from_battle_columns` ranks the rest.
+    ``conv_metadata`` lacks a count. ``first_invalid`` finds the rows
+    ``check_battle_row`` would refuse, ``from_battle_columns`` ranks the rest.
     """
 
     models: tuple[str, ...]
@@ -359,7 +359,7 @@ class BattleColumns:
 
 
 def first_invalid(columns: BattleColumns) -> int | None:
-    """Index of the first row that is not a battle (see :func:`check_battle_row`), or None."""
+    """Index of the first row that is not a battle (see ``check_battle_row``), or None."""
     bad = (
         (columns.a < 0)
         | (columns.b < 0)
@@ -374,8 +374,8 @@ def first_invalid(columns: BattleColumns) -> int | None:
 def from_battle_columns(
     columns: BattleColumns, source: str, strong_weight: int = STRONG_WEIGHT
 ) -> Battles:
-    """Battles from valid columns (:func:`first_invalid` found none), with the same games as
-    :func:`from_battle_rows`: a run of identical consecutive rows is ``count // strong_weight``
+    """Battles from valid columns (``first_invalid`` found none), with the same games as
+    ``from_battle_rows``: a run of identical consecutive rows is ``count // strong_weight``
     strong games and ``count % strong_weight`` single ones (rows with equal style sums count as
     identical)."""
     n = len(columns.a)
@@ -433,7 +433,7 @@ def _expanded_runs(repeat: np.ndarray, strong_weight: int) -> tuple[np.ndarray, 
 
 
 def _add_run(columns: _Columns, run: list[Any], strong_weight: int) -> None:
-    """The games of a run of identical battle-file rows (see :func:`from_battle_rows`)."""
+    """The games of a run of identical battle-file rows (see ``from_battle_rows``)."""
     if not run:
         return
     count, (model_a, model_b, points, question_id, category, judge, style_a, style_b) = run[1:]

@@ -361,13 +361,13 @@ class Interval:
     rng: np.random.Generator
     refits: str = "auto"
     """Style-controlled bootstrap refits: ``exact``, ``one-step`` or ``auto`` (see
-    :func:`inspect_arenahard.stats.style_refit.one_step`)."""
+    ``inspect_arenahard.stats.style_refit.one_step``)."""
 
 
 @dataclass(frozen=True)
 class Estimate:
     """One method's scores (%) per ranked model with their interval and covariance: the one
-    result type of :func:`bt_estimate` and :func:`mean_estimate`."""
+    result type of ``bt_estimate`` and ``mean_estimate``."""
 
     score: np.ndarray
     lower: np.ndarray

@@ -1,6 +1,6 @@
 """A judge's report card against human labels: is this pairwise judge good enough?
 
-Input: one :class:`CardItem` per judged human-labelled pair (both positions, as the
+Input: one ``CardItem`` per judged human-labelled pair (both positions, as the
 ``arenahard_judgecard`` task asks). Per judge: accuracy against the human majority (each game
 that parsed scores 1 when its preferred side, or tie, is the majority's; an item counts the mean
 of its games) with an interval clustered on items, the human–human ceiling where a set has

@@ -22,7 +22,7 @@ give a finite MLE, a step too large for H₀, no convergence in ``CHORD_STEPS``)
 ``fit``, as before.
 
 At arena scale (a million battles) even these refits cost tens of milliseconds a round, most of
-it passes over the rows with an exponential each. :class:`OneStepRefit` takes the one Newton
+it passes over the rows with an exponential each. ``OneStepRefit`` takes the one Newton
 step from the full-data fit instead, θ̂ + H₀⁻¹·∇ℓ*(θ̂): the resample's gradient at the full fit
 needs no exponential (the win probabilities there are known), only its counts times fixed
 residuals summed per pair and per feature. It is an approximation (the one-step bootstrap,
