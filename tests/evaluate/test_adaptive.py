@@ -153,9 +153,9 @@ def test_stratified_order_keeps_the_category_mix_in_every_prefix() -> None:
     task = arenahard(
         version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100
     )
-    samples = list(task.dataset)
+    everything = list(task.dataset)
     # the canary pairs follow the visit order, outside it (adaptive stopping never skips them)
-    samples, canaries = samples[:750], samples[750:]
+    samples, canaries = everything[:750], everything[750:]
     assert len(canaries) == 16 and not any(VISIT in (c.metadata or {}) for c in canaries)
     assert [s.metadata[VISIT] for s in samples] == list(range(750))
     share = {"hard_prompt": 500 / 750, "creative_writing": 250 / 750}
@@ -165,12 +165,12 @@ def test_stratified_order_keeps_the_category_mix_in_every_prefix() -> None:
         for category, p in share.items():
             assert abs(counts[category] - p * n) <= 1, (n, counts)
     # seeded: the same seed gives the same order, another seed another one
-    again = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100)  # fmt: skip
-    other = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100, prompt_seed=1)  # fmt: skip
+    again = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100, canaries=0)  # fmt: skip
+    other = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100, canaries=0, prompt_seed=1)  # fmt: skip
     assert [s.id for s in again.dataset] == [s.id for s in samples]
     assert [s.id for s in other.dataset] != [s.id for s in samples]
     # a fixed run keeps the file's order
-    plain = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31")
+    plain = arenahard(version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", canaries=0)
     assert VISIT not in (list(plain.dataset)[0].metadata or {})
 
 

@@ -184,3 +184,20 @@ def test_rows_that_differ_in_one_field_are_not_one_run(tmp_path: Path, change: d
     ours = read_battles_jsonl(path)
     assert_same_battles(ours, read_battle_rows(path))
     assert ours.weight.tolist() == [3.0, 1.0, 1.0, 1.0]
+
+
+def test_a_gzip_battle_file_reads_alike_and_names_its_bad_line(tmp_path: Path) -> None:
+    import gzip
+
+    rows = [
+        {"question_id": i, "model_a": f"m{i % 3}", "model_b": f"m{(i + 1) % 3}", "winner": "tie"}
+        for i in range(30)
+    ]
+    path = tmp_path / "b.jsonl.gz"
+    path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    assert read_battle_columns(path) is not None
+    assert_same_battles(read_battles_jsonl(path), read_battle_rows(path))
+    del rows[7]["winner"]
+    path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    with pytest.raises(ValueError, match=rf"^{path}:8: missing field 'winner'$"):
+        read_battles_jsonl(path)

@@ -89,7 +89,7 @@ def print_judges(result: JudgeAnalytics) -> None:
         )
     rows = [
         [b.bias.judge, r.model, r.family, r.judge_rank, r.reference_rank, r.shift,
-         "yes" if r.family == b.bias.judge_family else ""]
+         "yes" if r.own_family else ""]
         for b in result.self_bias
         for r in b.bias.rows
     ]  # fmt: skip

@@ -98,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     options = ranking_options(args)
     ranking = rank(read.inputs, options)
     tables, left_out = ranking.tables, ranking.left_out
+    judging = ranking.judgings()
     columns, extra = _model_columns(read, {row.model for table in tables for row in table.rows})
     _anytime_columns(read.runs, columns, extra)
     if read.pooled:
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     if calibrated is not None:
         for model, fields in calibrated.fields().items():
             extra.setdefault(model, {}).update(fields)
-    print(format_tables(tables, columns))
+    print(format_tables(tables, columns, judging))
     if calibrated is not None:
         print_calibrated(calibrated, options.ci)
     if read.pooled:
@@ -121,9 +122,9 @@ def run(args: argparse.Namespace) -> int:
 
         print("\n" + format_costs(read.costs))
     if args.json:
-        write_json(args.json, tables, extra)
+        write_json(args.json, tables, extra, judging)
     if args.csv:
-        write_csv(args.csv, tables, extra)
+        write_csv(args.csv, tables, extra, judging)
     if args.plot:
         plot_forest(args.plot, tables)
     return 0

@@ -80,6 +80,10 @@ class RankingOptions:
         default=None,
         metadata={"help": "battles a strong (>>) verdict counts for (judge logs only; None: the records' own weight)"},
     )  # fmt: skip
+    strict_judges: bool = field(
+        default=False,
+        metadata={"help": "refuse to rank when a judge is flagged (position-only, constant label, swap-inconsistent or length-only verdicts) instead of marking its rows"},
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.ci_method not in CI_METHODS:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, TypeVar
 
 import numpy as np
@@ -23,6 +24,8 @@ import numpy as np
 from inspect_arenahard.stats.battles import Battles, from_games, selection
 from inspect_arenahard.stats.combined import COMBINED, combine, prompts_per_category
 from inspect_arenahard.stats.estimates import Leaderboard, leaderboard, resolve_baseline
+from inspect_arenahard.stats.judge_checks import JudgeCheck, check_judges, flagged, strict_error
+from inspect_arenahard.stats.judge_coverage import TableJudging, table_judging
 from inspect_arenahard.stats.rank_options import RankingOptions as RankingOptions  # re-exported
 
 G = TypeVar("G", bound=Mapping[str, Any])
@@ -33,12 +36,31 @@ DEFAULT_STYLE = "length,markdown"
 @dataclass(frozen=True)
 class Ranking:
     """Every table of one ranking, in print order (pooled, per category, combined), the models
-    the combined table leaves out (not in every category) and the battles ranked."""
+    the combined table leaves out (not in every category), the battles ranked and the game
+    records they came from (empty for a battle file)."""
 
     tables: tuple[Leaderboard, ...]
     left_out: tuple[str, ...]
     battles: Battles
     options: RankingOptions
+    games: tuple[Mapping[str, Any], ...] = ()
+
+    @cached_property
+    def judge_checks(self) -> tuple[JudgeCheck, ...]:
+        """Each judge's information checks from the games ranked (none for a battle file)."""
+        return check_judges(self.games, self.options.ci)  # type: ignore[arg-type]
+
+    def judging(self, table: Leaderboard) -> TableJudging | None:
+        """Who judged each row of ``table`` and which rows compare; None without judge names."""
+        battles = self.battles
+        if table.category not in (None, COMBINED):
+            battles = battles.where(category=table.category)
+        checks = {c.judge: c for c in self.judge_checks}
+        return table_judging(battles, [r.model for r in table.rows], checks)
+
+    def judgings(self) -> dict[str | None, TableJudging]:
+        """:meth:`judging` of every table that has one, by the table's category."""
+        return {t.category: j for t in self.tables if (j := self.judging(t)) is not None}
 
     @property
     def overall(self) -> Leaderboard:
@@ -81,6 +103,10 @@ def rank(
 ) -> Ranking:
     """Every table ``options`` asks for, from game records or battles."""
     options = options or RankingOptions()
+    games: tuple[Mapping[str, Any], ...] = ()
+    if not isinstance(source, Battles):
+        source = tuple(source)
+        games = tuple(select_games(source, options))
     battles = select_battles(source, options)
     tables = leaderboards(battles, options)
     per_category = [t for t in tables if t.category is not None]
@@ -88,7 +114,10 @@ def rank(
     if len(per_category) == len(tables) > 1:  # categories with their own baselines (v2.0)
         combined, left_out = combine(per_category, prompts_per_category(battles), seed=options.seed)
         tables = [*tables, combined]
-    return Ranking(tuple(tables), tuple(left_out), battles, options)
+    ranking = Ranking(tuple(tables), tuple(left_out), battles, options, games)
+    if options.strict_judges and (bad := flagged(ranking.judge_checks)):
+        raise ValueError(strict_error(bad))
+    return ranking
 
 
 def leaderboards(battles: Battles, options: RankingOptions) -> list[Leaderboard]:
