@@ -118,7 +118,7 @@ class JudgeGames:
 
 
 def judge_games(records: Iterable[GameRecord]) -> list[JudgeGames]:
-    """Each judge's :class:`JudgeGames`, in name order."""
+    """Each judge's ``JudgeGames``, in name order."""
     by_judge: dict[str, list[GameRecord]] = defaultdict(list)
     for record in checked(records):
         by_judge[record["judge"]].append(record)
@@ -275,7 +275,7 @@ class RankShift:
     reference_rank: float
     shift: float
     own_family: bool = False
-    """The judge scored a model of its own family (or itself): :func:`judged_by_own_family`."""
+    """The judge scored a model of its own family (or itself): ``judged_by_own_family``."""
 
 
 @dataclass(frozen=True)

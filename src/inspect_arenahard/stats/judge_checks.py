@@ -1,7 +1,7 @@
 """Does a judge's verdict say anything about the answers? Checked from the games a ranking already
 has (no extra calls): per judge, position consistency, the share of games won by position A, the
 tie share and the share decided for the longer answer, each with a prompt-clustered interval
-(the figures are :mod:`inspect_arenahard.stats.judge_bias`'s, counted once there).
+(the figures are ``inspect_arenahard.stats.judge_bias``'s, counted once there).
 
 A judge is flagged when its verdicts carry (almost) no information, so that a ranking resting on
 it cannot pass for a measurement (a judge answering ``[[A>>B]]`` to every game gives every model

@@ -7,8 +7,8 @@ of comparable models. One group where every judge scored every model is the norm
 ensemble; one group with some judges scoring only some models is a partial overlap (each model's
 share of games from judges it shares with other models is reported); several groups are never
 ranked against each other. Each row also carries the judges' check flags
-(:mod:`inspect_arenahard.stats.judge_checks`) and whether it was judged by itself or its family
-(:func:`inspect_arenahard.stats.judge_bias.self_judged_share`, the self-bias analysis's rule).
+(``inspect_arenahard.stats.judge_checks``) and whether it was judged by itself or its family
+(``inspect_arenahard.stats.judge_bias.self_judged_share``, the self-bias analysis's rule).
 """
 
 from __future__ import annotations

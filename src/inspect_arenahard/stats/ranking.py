@@ -59,7 +59,7 @@ class Ranking:
         return table_judging(battles, [r.model for r in table.rows], checks)
 
     def judgings(self) -> dict[str | None, TableJudging]:
-        """:meth:`judging` of every table that has one, by the table's category."""
+        """``judging`` of every table that has one, by the table's category."""
         return {t.category: j for t in self.tables if (j := self.judging(t)) is not None}
 
     @property
