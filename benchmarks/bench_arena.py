@@ -22,7 +22,13 @@ length preference), built straight into ``Battles``. It times
   warm-started at the full-data fit and from its default start; evalica's Bradley–Terry and
   arena-rank's (LMArena's JAX L-BFGS; 3 rounds) on the weighted distinct battles. Each prints
   the fit-only ratio, the loop ratio (draw included) and its largest |θ − ours| over the rounds;
-* a disconnected design (two halves that never meet): the error that names the groups.
+* a disconnected design (two halves that never meet): the error that names the groups;
+* end to end from a file (``--files``, alone with ``--files-only``): the same battles written as a
+  Chatbot Arena battle file with and without ``conv_metadata``, read by pyarrow's JSON reader and
+  by pandas (the reference), then by ours in this process (read, then BT + 1000 official bootstrap
+  rounds), and by the command itself in a child process (``arenahard leaderboard --battles FILE
+  --ci-method official --rounds 1000``: start-up, imports, read, fit, table), each as wall and CPU
+  time (pyarrow reads on every core, so its wall is below its CPU) with the ratio to pyarrow.
 
 Wall times on a shared machine are noisy, so CPU time (one core; BLAS is single-threaded for
 every library) is printed beside them; ratios come from the same run.
@@ -39,15 +45,20 @@ choix's compute-bound solves, hence one loop per solver.
     python benchmarks/bench_arena.py                    # everything (a few minutes on 2 cores)
     python benchmarks/bench_arena.py --battles 200000   # quicker
     python benchmarks/bench_arena.py --style-only --arena-rank-rounds 1
+    python benchmarks/bench_arena.py --files-only               # the battle-file end to end
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import resource
+import subprocess
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -56,11 +67,13 @@ from scipy.special import expit
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
+from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.block_refit import BlockRefit
 from inspect_arenahard.stats.bootstrap import Resampler, bootstrap_fits
 from inspect_arenahard.stats.bt import Design, fit
 from inspect_arenahard.stats.estimates import leaderboard
+from inspect_arenahard.stats.ranking import RankingOptions, rank
 from inspect_arenahard.stats.style_control import style_matrix
 
 STYLE = ("length", "header", "list", "bold")
@@ -87,6 +100,84 @@ def arena_battles(n_models: int, n: int, rng: np.random.Generator) -> Battles:
         models=tuple(f"model-{i:03d}" for i in range(n_models)), a=a, b=b, points=points, weight=np.ones(n),
         question_id=np.arange(n).astype(object), category=none, judge=none, baseline=none, style_a=style_a, style_b=style_b,
     )  # fmt: skip
+
+
+def write_battle_file(battles: Battles, path: Path, style: bool) -> None:
+    """The battles as a Chatbot Arena battle file (counts by kind in ``conv_metadata``)."""
+    winner = np.where(
+        battles.points == 1, "model_a", np.where(battles.points == 0, "model_b", "tie")
+    )
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(len(battles)):
+            row: dict[str, Any] = {
+                "question_id": f"{int(battles.question_id[i]):08x}", "model_a": battles.models[battles.a[i]],
+                "model_b": battles.models[battles.b[i]], "winner": str(winner[i]),
+            }  # fmt: skip
+            if style and battles.style_a is not None and battles.style_b is not None:
+                meta: dict[str, Any] = {}
+                for side, (tokens, headers, lists, bold) in (
+                    ("a", battles.style_a[i]),
+                    ("b", battles.style_b[i]),
+                ):
+                    meta[f"sum_assistant_{side}_tokens"] = int(tokens)
+                    meta[f"header_count_{side}"] = {
+                        "h1": int(headers),
+                        "h2": 0,
+                        "h3": 0,
+                        "h4": 0,
+                        "h5": 0,
+                        "h6": 0,
+                    }
+                    meta[f"list_count_{side}"] = {"ordered": int(lists), "unordered": 0}
+                    meta[f"bold_count_{side}"] = {"**": int(bold), "__": 0}  # fmt: skip
+                row["conv_metadata"] = meta
+            f.write(json.dumps(row) + "\n")
+
+
+def child_command(argv: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s) of a command in a child process (its user + system time)."""
+    before, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True)
+    after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - wall
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def battle_files(battles: Battles, folder: Path, rounds: int) -> None:
+    """End to end from a battle file, with and without style metadata, beside pyarrow and pandas
+    reading the same file; ratios to pyarrow in wall and in CPU time."""
+    import pandas as pd
+    import pyarrow.json as pa_json
+
+    for style in (False, True):
+        path = folder / ("battles_style.jsonl" if style else "battles.jsonl")
+        if not path.exists():
+            write_battle_file(battles, path, style)
+        size = path.stat().st_size / 2**20
+        print(
+            f"\nbattle file, {len(battles):,} battles {'with' if style else 'without'} conv_metadata ({size:,.0f} MiB)"
+        )
+        pa_wall, pa_cpu, _ = timed(
+            "  pyarrow.json.read_json (every core)", lambda: pa_json.read_json(path)
+        )
+        timed("  pandas.read_json(lines=True)", lambda: pd.read_json(path, lines=True))
+        read_wall, read_cpu, read = timed(
+            "  ours: read_battles_jsonl", lambda: read_battles_jsonl(path)
+        )
+        options = RankingOptions(ci_method="official", rounds=rounds)
+        fit_wall, fit_cpu, _ = timed(
+            f"  ours: BT + {rounds} rounds (rank)", lambda: rank(read, options)
+        )
+        print(
+            f"  {'ours: read + fit':<56} {read_wall + fit_wall:8.2f} s wall {read_cpu + fit_cpu:8.2f} s CPU"
+        )
+        command = ["arenahard", "leaderboard", "--battles", str(path), "--ci-method", "official", "--rounds", str(rounds)]  # fmt: skip
+        wall, cpu = child_command(command)
+        print(
+            f"  {'arenahard leaderboard --battles (whole command)':<56} {wall:8.2f} s wall {cpu:8.2f} s CPU"
+        )
+        print(
+            f"  whole command / pyarrow read: {wall / pa_wall:.1f}x wall, {cpu / pa_cpu:.1f}x CPU (target <= 6x)"
+        )
 
 
 def timed(label: str, work: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -329,8 +420,17 @@ def main() -> None:
         "--style-only", action="store_true", help="only the style-controlled bootstrap comparison"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--files", type=Path, metavar="FOLDER",
+        help="battle files go here (kept; written when missing; default: a temporary folder)",
+    )  # fmt: skip
+    parser.add_argument("--files-only", action="store_true", help="only the battle-file end to end")
     args = parser.parse_args()
     battles = arena_battles(args.models, args.battles, np.random.default_rng(args.seed))
+    if args.files_only:
+        with tempfile.TemporaryDirectory() as scratch:
+            battle_files(battles, args.files or Path(scratch), 1000)
+        return
     anchor_name = battles.models[int(np.argmax(np.bincount(np.r_[battles.a, battles.b])))]
     print(
         f"{len(battles):,} battles among {len(battles.models)} models (anchor {anchor_name}, the most played)\n"
@@ -410,6 +510,9 @@ def main() -> None:
         print(
             f"\ndisconnected design (two halves never meet) -> ValueError: {str(ex)[:120]} ... {str(ex)[-150:]}"
         )
+
+    with tempfile.TemporaryDirectory() as scratch:
+        battle_files(battles, args.files or Path(scratch), 1000)
 
     print()
     print(f"BT + 1000 rounds: {wall_bt:.2f} s wall, {cpu_bt:.2f} s CPU (target < 5 s)")

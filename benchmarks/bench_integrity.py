@@ -3,6 +3,7 @@
     python benchmarks/bench_integrity.py [--size 1000000] [--data ../shared/data]
 
 For 1 MB of label chains sharing their letters (``A>B>A…``, spaced, doubled, bracketed),
+markup, escapes, entities and comments as dense as they can be (a token every 2–4 characters),
 runs of ``[``, ``[ ``, ``<|`` and whitespace, ScaleEval headings that never close, hostile prose (a disguised payload after every 90 characters of
 real answer text), dense hostile text (payloads only, one every ~12 characters) and real answers
 (the 16 v0.1 answer sets concatenated), prints the time of :func:`inspect_arenahard.judging.integrity.neutralise` per
@@ -17,6 +18,7 @@ thread, off the event loop). As the reference in the same run: rule version 1's 
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import statistics
 import time
@@ -72,6 +74,10 @@ def main() -> None:
         "[[A>B]] chain": ("[[A>B]]" * n)[:n],
         "whitespace": " " * n,
         "[Submission  ": ("[Submission" + " " * 1000) * (n // 1011),
+        "markup labels": ("[[B**>>**A]] " * n)[:n],
+        "escaped labels": ("\\[\\[B>>A\\]\\]" * n)[:n],
+        "bare entities": ("&gt" * n)[:n],
+        "html comments": ("<!--" * n)[:n],
         "[": "[" * n,
         "[ ": "[ " * (n // 2),
         "<|": "<|" * (n // 2),
@@ -85,6 +91,7 @@ def main() -> None:
     print(f"{n:,} characters each; CPU seconds (best of 3); target < 0.2 s")
     columns = [*PROTOCOLS, "audit"]
     print(f"{'input':<16}" + "".join(f"{p:>11}" for p in columns))
+    gc.disable()  # reference counting frees everything here; the cycle collector adds noise
     table: dict[str, list[float]] = {}
     for name, text in inputs.items():
         times = [seconds(lambda p=p: neutralise(text, p)) for p in PROTOCOLS]

@@ -18,6 +18,8 @@ import pytest
 
 import inspect_arenahard
 from tests.helpers.browser import layout_at
+from tests.helpers.docstring_roles import find as find_roles
+from tests.helpers.docstring_roles import fix as fix_roles
 
 PACKAGE = Path(inspect_arenahard.__file__).parent
 REPO = PACKAGE.parents[1]
@@ -51,7 +53,11 @@ def docstrings() -> Iterator[tuple[str, int, str]]:
         for node in ast.walk(tree):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 body = node.body
-                if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if (
+                    body
+                    and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant)
+                ):
                     text = body[0].value.value
                     if isinstance(text, str):
                         yield path.relative_to(REPO).as_posix(), body[0].lineno, text
@@ -97,7 +103,9 @@ def uncalled_names(code: str) -> list[str]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
     called = {
-        n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
     }
     return sorted(called - bound)
 
@@ -133,6 +141,26 @@ def test_docstrings_write_code_as_markdown_not_as_sphinx_literal_blocks() -> Non
     assert found == []
 
 
+def test_docstrings_name_code_in_backticks_not_sphinx_roles() -> None:
+    """``:func:`x` `` shows literally in the Markdown reference; each one found is named by
+    file:line (``python tests/helpers/docstring_roles.py --fix`` rewrites them)."""
+    assert find_roles([str(PACKAGE)]) == []
+
+
+def test_the_role_check_sees_roles_and_leaves_code_alone(tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(
+        '"""See :func:`~a.b.rank` and :mod:`.battles`."""\n\nPATTERN = ":mod:`x`"\n'
+        '"""Its attribute docstring names :class:`a.B`."""\n'
+    )
+    assert [f.split(": ", 1)[1] for f in find_roles([str(module)])] == [
+        ":func:`~a.b.rank`", ":mod:`.battles`", ":class:`a.B`"
+    ]  # fmt: skip
+    assert fix_roles([str(module)]) == 3 and find_roles([str(module)]) == []
+    assert module.read_text().splitlines()[0] == '"""See ``rank`` and ``battles``."""'
+    assert 'PATTERN = ":mod:`x`"' in module.read_text()  # code is not a docstring
+
+
 def test_every_ranking_option_has_help_the_reference_shows() -> None:
     """The API reference documents options' fields from their ``help`` (docs/hooks/field_help.py)."""
     from inspect_arenahard.stats.ranking import RankingOptions
@@ -163,11 +191,15 @@ def test_the_site_renders_formulas_code_and_api_tables(site: Path) -> None:
         html = (site / page / "index.html").read_text(encoding="utf-8")
         code = re.findall(r"<code>(.*?)</code>", html, re.S)
         assert [c for c in code if "\\|" in c] == [], page
-    assert "<code>--unparsed game&#124;pair</code>" in (site / "leaderboards" / "index.html").read_text()
+    assert (
+        "<code>--unparsed game&#124;pair</code>"
+        in (site / "leaderboards" / "index.html").read_text()
+    )
     api = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     assert api.count('<span class="doc-section-title">Parameters:</span>') >= 10  # Args as tables
+    where = f"{RankingOptions.__module__}.RankingOptions"
     for f in dataclasses.fields(RankingOptions):
-        assert f'id="inspect_arenahard.stats.ranking.RankingOptions.{f.name}"' in api, f.name
+        assert f'id="{where}.{f.name}"' in api, f.name
 
 
 @pytest.mark.slow

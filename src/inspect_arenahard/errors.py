@@ -1,8 +1,8 @@
 """Mistakes a user can make, reported as one line that names the culprit — never a traceback.
 
-:class:`UserError` is the one type for a bad argument, file, line or field. The ``arenahard``
+``UserError`` is the one type for a bad argument, file, line or field. The ``arenahard``
 command prints it as ``arenahard COMMAND: error: ...`` and exits 2; a task raises it while it is
-being built (before any model call) and :func:`task_errors` hands it to Inspect as a
+being built (before any model call) and ``task_errors`` hands it to Inspect as a
 prerequisite error, which ``inspect eval`` prints as one line. Anything else is a bug and keeps
 its traceback. Pure Python: the statistics modules import it without pulling in Inspect.
 """
@@ -116,7 +116,7 @@ def raised_by_this_package(ex: BaseException) -> bool:
 
 
 def is_user_error(ex: BaseException) -> bool:
-    """:class:`UserError`, or a ``ValueError``/``OSError`` about a user's path or input that this
+    """``UserError``, or a ``ValueError``/``OSError`` about a user's path or input that this
     package raised itself, or a file the user named that cannot be opened."""
     if isinstance(ex, UserError):
         return True
@@ -151,7 +151,7 @@ def _task_error_type() -> type[UserError]:
     )
 
     class TaskError(PrerequisiteError, UserError):
-        """A :class:`UserError` that Inspect's command line prints as one line."""
+        """A ``UserError`` that Inspect's command line prints as one line."""
 
     return TaskError
 

@@ -5,8 +5,6 @@ three anchors are refused in one line."""
 from __future__ import annotations
 
 import json
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -39,19 +37,17 @@ def games(judge: str, k: float, c: float, models: list[str], seed: int) -> list[
 
 @pytest.fixture
 def two_judges(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[dict]]:
-    from inspect_arenahard.logs.reader import LogGames, check_drift, check_settings, no_games_error
+    from inspect_arenahard.logs import ranked_games
+    from inspect_arenahard.logs.reader import LogGames
 
     by_path = {
         "new": games("new", 0.6, 0.3, list(STRENGTH), 1),
         "old": games("old", 1.0, 0.0, list(STRENGTH), 2),
         "old2": games("old", 1.0, 0.0, ["m1", "m6"], 3),
     }
-    module = types.ModuleType("inspect_arenahard.logs.reader")
-    module.read_games = lambda paths: LogGames(games=by_path[paths[0]])  # type: ignore[attr-defined]
-    module.no_games_error = no_games_error  # type: ignore[attr-defined]
-    module.check_settings = check_settings  # type: ignore[attr-defined]
-    module.check_drift = check_drift  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "inspect_arenahard.logs.reader", module)
+    monkeypatch.setattr(
+        ranked_games, "read_games", lambda paths, on_sample=None: LogGames(games=by_path[paths[0]])
+    )
     return by_path
 
 

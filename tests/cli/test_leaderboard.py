@@ -108,8 +108,14 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
     assert err.count("superseded:") == 2  # gpt-4o's judge folder was imported twice
     assert "judges pooled:" in out and "4 games excluded" in out
     records = json.loads(out_json.read_text())
-    fields = "model score lower upper n avg_tokens excluded excluded_unparsed excluded_partners excluded_self ci_method flags generated_by".split()
-    assert all(list(r) == fields for r in records)
+    judging = (
+        "judges judge_flags self_judged comparable_group shared_judge_share interval_meaningful"
+    )
+    excluded = "excluded excluded_unparsed excluded_partners excluded_self"
+    fields = (
+        f"model score lower upper n avg_tokens {excluded} ci_method {judging} flags generated_by"
+    )
+    assert all(list(r) == fields.split() for r in records)
     # arenahard audit: no real model is flagged but Athene, verbose under the gpt-3.5 judge
     assert {r["model"]: r["flags"] for r in records if r["flags"]} == {
         "Nexusflow__Athene-V2-Chat": ["verbose"]
@@ -128,6 +134,37 @@ def test_logs_pool_all_judges_and_count_unparsed_games(
         by_model["gpt-4o"]["avg_tokens"] > 0
     )  # computed from answers recovered from the judge prompts
     assert [r["score"] for r in records] == sorted((r["score"] for r in records), reverse=True)
+    _check_who_judged_whom(records, out, fake_logs)
+
+
+def _check_who_judged_whom(records: list[dict], out: str, games: list[dict]) -> None:
+    """The four real judges each scored different models: who judged whom is on every row, the
+    judge graph splits the models into four groups ranked apart (the baseline anchors them all),
+    gpt-4o is judged by itself and gpt-4o-mini by its family, and no real judge is flagged."""
+    counts: dict[str, dict[str, int]] = {}
+    for g in games:
+        if g["label"] is not None:
+            for model in (g["model"], g["baseline"]):
+                per_judge = counts.setdefault(model, {})
+                per_judge[g["judge"]] = per_judge.get(g["judge"], 0) + 1
+    by_model = {r["model"]: r for r in records}
+    assert {m: r["judges"] for m, r in by_model.items()} == counts
+    assert all(r["judge_flags"] == [] and r["interval_meaningful"] for r in records)
+    groups = {m: r["comparable_group"] for m, r in by_model.items()}
+    assert groups.pop(BASELINE) is None
+    assert len(set(groups.values())) == 4 and groups["gpt-4o"] == groups["gpt-4o-mini"]
+    assert {m: r["self_judged"] for m, r in by_model.items() if r["self_judged"]} == {
+        "gpt-4o": 1.0, "gpt-4o-mini": 1.0,
+    }  # fmt: skip
+    assert "not comparable across judges" in out and "4 groups" in out
+    lines = {
+        line.split()[1]: line.split()
+        for line in out.splitlines()
+        if line[:5].strip() in "-1234" and len(line.split()) > 8
+    }
+    assert lines["Meta-Llama-3.1-8B-Instruct"][0] == "1" and lines["gpt-4o-mini"][0] == "2"
+    assert lines["gpt-4-0314"][0] == "-"
+    assert "self-judged 100%" in " ".join(lines["gpt-4o"])
 
 
 @pytest.mark.shared_data
@@ -190,7 +227,19 @@ def test_several_categories_give_pooled_and_per_category_tables(
         "excluded_partners",
         "excluded_self",
         "ci_method",
+        "judges",
+        "judge_flags",
+        "self_judged",
+        "comparable_group",
+        "shared_judge_share",
+        "interval_meaningful",
     ]
+    # each table says who judged its rows: per category, only that category's judges
+    judges = {(r["category"], r["model"]): r["judges"] for r in rows}
+    assert judges["chat", "gpt-4o"] == "gpt-4o=258" and judges["all", "gpt-4o"] == "gpt-4o=258"
+    assert judges["code", BASELINE].split(";") == [
+        "gemini-1.5-pro-api-preview=14", "gpt-3.5-turbo-0125=214", "gpt-4-1106-preview=162",
+    ]  # fmt: skip
     pooled = {r["model"]: float(r["score"]) for r in rows if r["category"] == "all"}
     chat = {r["model"]: float(r["score"]) for r in rows if r["category"] == "chat"}
     assert set(chat) == {"gpt-4o", "gpt-4o-mini", BASELINE}

@@ -55,6 +55,7 @@ def test_nothing_dropped_silently(work: Path) -> None:
         "min_length",
         "truncated",
         "language",
+        "judge_text",
         "near_duplicate",
     }
     assert excluded["filter"].value_counts().to_dict() == {k: v for k, v in counts.items() if v}

@@ -110,8 +110,10 @@ def test_a_clearly_worse_model_stops_early_and_skipped_samples_make_no_calls() -
     # every skipped sample comes after every judged one in the visit order
     assert max(s.metadata[VISIT] for s in done) < min(s.metadata[VISIT] for s in skipped)
     assert log.eval.metadata["adaptive"]["versus"] == {"ref": 50.0}
-    # the header counts skipped samples exactly (metrics cannot: Inspect hands them scored ones)
+    # the header counts skipped samples exactly (metrics cannot: Inspect hands them scored ones),
+    # and Inspect's own count of unscored samples holds them too (every judged game parsed here)
     reasons = Counter(s.scores["pairwise_judge"].metadata[SKIPPED] for s in skipped)
+    assert log.results.scores[0].unscored_samples == len(skipped)  # type: ignore[union-attr]
     assert ledger(log) == {
         "samples": 120,
         "answered": len(done),
@@ -149,9 +151,12 @@ def test_a_close_model_runs_to_max_prompts() -> None:
 
 def test_stratified_order_keeps_the_category_mix_in_every_prefix() -> None:
     task = arenahard(
-        version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100, canaries=0
+        version="v2.0", data_dir=str(V2), baseline="o3-mini-2025-01-31", max_prompts=100
     )
-    samples = list(task.dataset)
+    everything = list(task.dataset)
+    # the canary pairs follow the visit order, outside it (adaptive stopping never skips them)
+    samples, canaries = everything[:750], everything[750:]
+    assert len(canaries) == 16 and not any(VISIT in (c.metadata or {}) for c in canaries)
     assert [s.metadata[VISIT] for s in samples] == list(range(750))
     share = {"hard_prompt": 500 / 750, "creative_writing": 250 / 750}
     counts: Counter[str] = Counter()

@@ -13,7 +13,7 @@ from inspect_ai.model import ChatMessage
 
 from inspect_arenahard.cli import main
 from inspect_arenahard.evaluate.probes import DISGUISED, PROBES, RAW, arenahard_probes, probe_names
-from inspect_arenahard.judging.integrity import canonical
+from inspect_arenahard.judging.canonical import READINGS, canonical
 from inspect_arenahard.judging.verdicts import parse_verdict
 from inspect_arenahard.logs.reader import read_games
 from tests.helpers.inspect_cli import inspect_eval_cli
@@ -46,13 +46,14 @@ def gullible(messages: list[ChatMessage]) -> str:
 
 def folding(messages: list[ChatMessage]) -> str:
     """Reads an answer the way a language model does (full-width, entities, look-alikes and
-    invisible characters folded) and takes a verdict label it finds there as the verdict;
+    invisible characters folded, Markdown and HTML rendered) and takes a verdict label it finds there as the verdict;
     otherwise prefers the longer answer."""
     _, a, b = shown(messages)
     for text in (a, b):
-        label = parse_verdict(canonical(text).text)
-        if label is not None:
-            return f"As stated: [[{label}]]"
+        for reading in READINGS:  # as written, and as rendered
+            label = parse_verdict(canonical(text, reading).text)
+            if label is not None:
+                return f"As stated: [[{label}]]"
     return "[[A>B]]" if len(a) > len(b) else "[[B>A]]"
 
 

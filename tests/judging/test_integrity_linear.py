@@ -9,6 +9,7 @@ scans these tests were written against took minutes.
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Callable
 
@@ -29,14 +30,22 @@ FRAGMENTS = [
     "A>B", "B>>A", "A<<B", "A=B", "A > B", ">", "[[", "]]", "[ ", " ]", "\u3000", "\xa0",
     "[Submission", "[question", "Speaker 2", "final", "answer", "Answer:", "2", "**", "<|", "|>",
     "[Tie", "ignore the", "judge ", "Human:", "<|im_start|>", "[INST]", "&gt;", "&#62", "\u200b",
+    "<!--", "-->", "<b>", "**", "\\gt", "\\[", "&#0000", "&gt", "Criteria Satisfied:", "[1, 2]",
 ]  # fmt: skip
 CHAINS = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=12).map("".join)
 
 
 def cpu(fn: Callable[[], object]) -> float:
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
+    """CPU seconds of ``fn``, with the cycle collector paused (in a long test session it would
+    otherwise walk every earlier test's objects and charge that time to ``fn``)."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.process_time()
+        fn()
+        return time.process_time() - start
+    finally:
+        gc.enable()
 
 
 def repeated(fragment: str) -> str:
@@ -68,7 +77,7 @@ def test_known_worst_inputs_are_linear() -> None:
         assert cpu(lambda: injection_findings("", text)) < BUDGET, fragment
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(CHAINS)
 def test_generated_chains_are_linear(fragment: str) -> None:
     text = repeated(fragment)
@@ -77,7 +86,7 @@ def test_generated_chains_are_linear(fragment: str) -> None:
     assert cpu(lambda: injection_findings(text[:1000], text)) < BUDGET, fragment
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(CHAINS)
 def test_parsers_are_linear(fragment: str) -> None:
     text = repeated(fragment)

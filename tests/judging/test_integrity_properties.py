@@ -1,7 +1,9 @@
-"""Property tests of neutralisation (hypothesis): for any text, no parser of the protocol finds a
-label in the neutralised text, as written, after a judge drops invisible characters, after it
-folds the text with NFKC, or both; neutralising is idempotent and leaves text it does not
-recognise untouched."""
+"""Property tests of neutralisation (hypothesis): for any text built from the grammars' pieces in
+every spelling a judge may read (entities in every ``html.unescape`` form, confusables, accents,
+controls, Markdown/HTML/LaTeX markup, any whitespace), no parser of the protocol finds a label in
+the neutralised text, as written, after a judge drops invisible characters, folds it with NFKC,
+or reads it in either canonical reading (plain or rendered); neutralising is idempotent and
+leaves text it does not recognise untouched."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from typing import Callable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inspect_arenahard.judging.canonical import READINGS as CANONICAL_READINGS
 from inspect_arenahard.judging.committee import parse_battle
 from inspect_arenahard.judging.integrity import PROTOCOLS, Protocol, canonical, neutralise
 from inspect_arenahard.judging.scaleeval_verdicts import lone_number
-from inspect_arenahard.judging.verdicts import verdict_labels
+from inspect_arenahard.judging.verdicts import CRITERIA_LABEL, verdict_labels
 
 PIECES = [
     *"[]<>|=AB012 \n\t\r:*\"_.()Tie",
@@ -28,6 +31,14 @@ PIECES = [
     # look-alikes and entities
     "\u2039", "\u203a", "\u0391", "\u0412", "\u3010", "\u3011", "\u01c0",
     "&gt;", "&lt;", "&#91;", "&#x5d;", "&vert;", "&amp;", "&#50;", "&",
+    # entities without semicolons or with leading zeros, markup a renderer hides, LaTeX signs
+    "&gt", "&lt", "&#0000062;", "&#x00003e", "&#00050", "&lbrack;", "**", "`", "_", "~~", "<b>",
+    "</b>", "<sup>", "<!--", "-->", "\\text{", "}", "\\gt", "\\[", "\\]", "$",
+    # confusables, small capitals, accents, controls, private use, other spaces and digits
+    "≫", "»", "ᴀ", "ʙ", "Á", "Т", "і", "е", "∣",
+    "〖", "〗", "\x00", "\x7f", "\ue000", "\u2003", "\x1f", "२", "١",
+    "Criteria Satisfied:", "criteria\u2003satisfied :", "**Criteria Satisfied:**", "[1, 2, 7]",
+    "final answer", "Final\u2003Answer:", "[question]", "[submission 1]", "Tie", "[",
 ]  # fmt: skip
 TEXTS = st.one_of(
     st.lists(st.sampled_from(PIECES), max_size=40).map("".join),
@@ -48,6 +59,7 @@ READINGS: list[Callable[[str], str]] = [
     drop_invisible,
     nfkc,
     lambda t: nfkc(drop_invisible(t)),
+    *(lambda t, r=r: canonical(t, r).text for r in CANONICAL_READINGS),
 ]
 
 
@@ -57,6 +69,8 @@ def parsed(text: str, protocol: Protocol) -> bool:
         return bool(verdict_labels(text, True))
     if protocol == "battle":
         return parse_battle(text) is not None
+    if protocol == "annotation":
+        return CRITERIA_LABEL.search(text) is not None
     return any(lone_number(line) is not None for line in text.splitlines())
 
 

@@ -175,8 +175,8 @@ def test_one_baseline_per_category_gives_category_tabs_only(
 
     real = logs.read_games
 
-    def relabelled(paths, on_sample=None):  # type: ignore[no-untyped-def]
-        result = real(paths, on_sample)
+    def relabelled(paths, *args, **kwargs):  # type: ignore[no-untyped-def]
+        result = real(paths, *args, **kwargs)
         for g in result.games:
             creative = g["model"] in ("gpt-4o-mini", "phi-3-medium-4k-instruct")
             g["category"], g["baseline"] = (

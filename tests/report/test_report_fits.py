@@ -20,9 +20,8 @@ from inspect_arenahard.report.leaderboard_tables import exclusions_note
 from inspect_arenahard.stats import judge_bias
 from inspect_arenahard.stats.ranking import rank
 from tests.helpers.browser import layout_at
-from tests.helpers.shared_data import shared
-from tests.logs.test_importer_v2 import JUDGE, import_judgments, read_jsonl
-from tests.logs.test_importer_v2 import v2_folder as v2_folder  # the module's fixture, reused
+from tests.helpers.shared_data import reads_shared_data, shared
+from tests.helpers.v2_judgments import JUDGE, import_judgments, read_jsonl, write_v2_folder
 
 V01 = shared("arena-hard-v0.1")
 JUDGES = ["gpt-4o", "gpt-3.5-turbo-0125", "gpt-4-1106-preview", "gemini-1.5-pro-api-0514"]
@@ -36,6 +35,12 @@ def v01_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
             main(["import", "arena-hard-auto", str(V01), "--judge", judge, "--out", str(logs)]) == 0
         )
     return logs
+
+
+@pytest.fixture(scope="module")
+@reads_shared_data
+def v2_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_v2_folder(tmp_path_factory.mktemp("v2") / "arena-hard-v2.0")
 
 
 @pytest.fixture(scope="module")

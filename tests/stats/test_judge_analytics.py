@@ -14,6 +14,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from inspect_arenahard.stats import agreement as ag
 from inspect_arenahard.stats import judge_bias as jb
 from inspect_arenahard.stats import power as pw
+from inspect_arenahard.stats.model_families import model_family
 
 
 def rec(judge, qid, model, game, position, label, tokens=None, baseline="base", parsed=None):
@@ -205,16 +206,16 @@ def test_per_prompt_scores_use_arena_hard_weighting():
 
 
 def test_model_family():
-    assert jb.model_family("openai/gpt-4o-2024-05-13") == "openai"
-    assert jb.model_family("gpt-4-1106-preview") == "openai"
-    assert jb.model_family("o1-mini") == "openai"
-    assert jb.model_family("anthropic/claude-3-opus-20240229") == "anthropic"
-    assert jb.model_family("Llama-2-70b-chat-hf") == "meta"
-    assert jb.model_family("Mixtral-8x7B-Instruct-v0.1") == "mistral"
-    assert jb.model_family("gemini-1.5-pro-api-0514") == "google"
-    assert jb.model_family("openchat-3.5") == "openchat-3.5"
-    assert jb.model_family("together/some-model") == "some-model"
-    assert jb.model_family("my-ft", {"my-ft": "openai"}) == "openai"
+    assert model_family("openai/gpt-4o-2024-05-13") == "openai"
+    assert model_family("gpt-4-1106-preview") == "openai"
+    assert model_family("o1-mini") == "openai"
+    assert model_family("anthropic/claude-3-opus-20240229") == "anthropic"
+    assert model_family("Llama-2-70b-chat-hf") == "meta"
+    assert model_family("Mixtral-8x7B-Instruct-v0.1") == "mistral"
+    assert model_family("gemini-1.5-pro-api-0514") == "google"
+    assert model_family("openchat-3.5") == "openchat-3.5"
+    assert model_family("together/some-model") == "some-model"
+    assert model_family("my-ft", {"my-ft": "openai"}) == "openai"
 
 
 def test_self_bias_hand_made():

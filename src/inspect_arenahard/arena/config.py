@@ -9,7 +9,7 @@
     committee_size: 5                 # current top-k, players excluded
     folder: tournament/               # state, logs, ratings (default: next to this file, named after it)
 
-Every other key is optional (see :class:`TournamentConfig`); unknown keys and wrong types are
+Every other key is optional (see ``TournamentConfig``); unknown keys and wrong types are
 errors naming the file and key.
 """
 

@@ -3,7 +3,7 @@
 One sample per domain sends the paper's examiner prompt (Zhao et al. 2024, Appendix A.1.1); the
 prompt never mentions the arena, so the examiner is not told it will compete. The scorer parses
 the numbered list and removes repeats;
-:func:`inspect_arenahard.arena.questions.questions_from_log` removes repeats across samples and
+``inspect_arenahard.arena.questions.questions_from_log`` removes repeats across samples and
 epochs and numbers the questions ``<domain>-001`` …, the rows
 ``autoarena_battle -T questions=`` reads (it also reads the log itself).
 """

@@ -1,17 +1,17 @@
 """``autoarena_battle``: the model under test debates an opponent; a committee decides.
 
-The solver plays the three-round peer battle of :mod:`inspect_arenahard.arena.protocol` between
+The solver plays the three-round peer battle of ``inspect_arenahard.arena.protocol`` between
 ``--model`` and the ``opponent`` role, with A/B sides drawn per question from ``seed``. The
 transcript becomes the sample's conversation (``<think>`` parts as reasoning blocks, for
 ``inspect view``). The scorer shows the committee (role ``committee``) the transcript without
 ``<think>``, plus a reference answer for reasoning, math and coding questions when the
 ``reference`` role is bound, and runs the committee discussion
-(:func:`inspect_arenahard.judging.committee.committee_verdicts`, labels ``[A]``/``[B]``/``[Tie]``).
+(``inspect_arenahard.judging.committee.committee_verdicts``, labels ``[A]``/``[B]``/``[Tie]``).
 
 Score contract: the ``pairwise_judge`` game records (see the ``arenahard`` task's scorer) with
 one game per battle: judge ``committee``, the model's position, label ``A>B``/``A=B``/``B>A``;
 ``model`` is the ``--model`` player and ``baseline`` its opponent, so
-:func:`inspect_arenahard.logs.reader.read_games` and ``arenahard leaderboard`` rank battles
+``inspect_arenahard.logs.reader.read_games`` and ``arenahard leaderboard`` rank battles
 model-vs-model. ``committee`` holds every member's verdict per round (the
 ``committee_agreement`` metric) and ``battle`` the sides and any cut or incomplete turns.
 """
@@ -115,7 +115,7 @@ def model_position(seed: int, sample_id: Any) -> Position:
 async def play_battle(
     sides: dict[Speaker, Model], question: str, dom: Domain, encoding: str, config: GenerateConfig
 ) -> list[Turn]:
-    """Every turn of :data:`PROTOCOL`, in table order; each side keeps its own conversation."""
+    """Every turn of ``PROTOCOL``, in table order; each side keeps its own conversation."""
     conversations: dict[Speaker, list[ChatMessage]] = {
         s: [ChatMessageSystem(content=template("autoarena_debater_system"))] for s in ("A", "B")
     }
@@ -232,7 +232,7 @@ JUDGED_AS: Protocol = "battle"
 
 def judge_prompt(question: str, turns: Sequence[dict[str, Any]], reference: str | None) -> str:
     """The committee's user turn: the question, an optional reference, and the visible turns,
-    each neutralised (:mod:`inspect_arenahard.judging.integrity`) so no turn can end the transcript or
+    each neutralised (``inspect_arenahard.judging.integrity``) so no turn can end the transcript or
     show a verdict the committee's parser would read."""
     transcript = "\n\n".join(
         template("autoarena_judge_turn").format(
@@ -256,7 +256,7 @@ def judge_prompt(question: str, turns: Sequence[dict[str, Any]], reference: str 
 def neutralised_spans(
     question: str, turns: Sequence[dict[str, Any]], reference: str | None
 ) -> dict[str, dict[str, int]]:
-    """What :func:`judge_prompt` neutralised: per side (``A``, ``B``: all its turns), question
+    """What ``judge_prompt`` neutralised: per side (``A``, ``B``: all its turns), question
     and reference."""
     texts = {"question": question, "reference": reference or ""}
     for side in ("A", "B"):

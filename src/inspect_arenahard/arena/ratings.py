@@ -1,4 +1,4 @@
-"""Tournament ratings: the Bradley–Terry fit of :mod:`inspect_arenahard.stats`, shown as Elo.
+"""Tournament ratings: the Bradley–Terry fit of ``inspect_arenahard.stats``, shown as Elo.
 
 Swiss rounds leave the battle graph disconnected early on (after round 1 it is n/2 separate
 pairs), where Bradley–Terry strengths are undefined. The prior supplies the missing links: each
@@ -77,7 +77,7 @@ class Ratings:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Ratings:
-        """Inverse of :meth:`record`."""
+        """Inverse of ``record``."""
         return cls(
             record["anchor"], tuple(Rating(**r) for r in record["rows"]), int(record["prior_ties"]),
             str(record.get("interval", "")),

@@ -110,7 +110,7 @@ def correlate(
 def tournament_report(
     tournament: Tournament, reference: str | Path | None = None, name_map: str | Path | None = None
 ) -> TournamentReport:
-    """Everything :func:`format_report` prints, from the state and the pairing logs."""
+    """Everything ``format_report`` prints, from the state and the pairing logs."""
     from inspect_arenahard.logs.reader import read_games
 
     paths = tournament.log_paths()

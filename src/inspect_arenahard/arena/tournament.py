@@ -12,7 +12,7 @@ A *stage* is a Swiss round (all its pairings run in one ``inspect_ai.eval`` call
 of a model being added. Each pairing plays ``battles_per_pair`` questions; its committee is the
 current top ``committee_size`` models other than the two players (optionally other families),
 and the strongest non-playing model gives reference answers. After a stage, ratings are
-refitted from every completed pairing's log (:func:`inspect_arenahard.arena.ratings.fit_ratings`).
+refitted from every completed pairing's log (``inspect_arenahard.arena.ratings.fit_ratings``).
 
 The plan of a stage is saved before it runs and each finished pairing's log is recorded, so a
 re-run resumes: finished pairings are kept (a complete log found in ``logs/`` for a pairing the
@@ -107,7 +107,7 @@ class State:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> State:
-        """Inverse of :meth:`record`; a malformed file raises ``KeyError``/``TypeError``."""
+        """Inverse of ``record``; a malformed file raises ``KeyError``/``TypeError``."""
         stages = [
             Stage(**{**s, "pairings": [Pairing(**p) for p in s["pairings"]]})
             for s in record["stages"]
@@ -139,7 +139,7 @@ class State:
 
 
 class Tournament:
-    """A tournament folder: :meth:`run` the Swiss rounds, :meth:`add` a model, :meth:`refit`."""
+    """A tournament folder: ``run`` the Swiss rounds, ``add`` a model, ``refit``."""
 
     def __init__(
         self,

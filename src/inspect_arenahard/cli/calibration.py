@@ -1,22 +1,19 @@
 """``arenahard leaderboard NEW --calibrate-to OLD``: the new judge's scores on the old judge's
-scale (:mod:`inspect_arenahard.stats.calibration`), with each anchor model's residual."""
+scale (``inspect_arenahard.stats.calibration``), with each anchor model's residual."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_arenahard.cli.tables import print_table
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.stats.calibration import (
-    CalibratedRow,
-    Calibration,
-    Scored,
-    fit_calibration,
-)
-from inspect_arenahard.stats.estimates import Leaderboard
-from inspect_arenahard.stats.ranking import Ranking, rank
+
+if TYPE_CHECKING:  # the statistics load when the command runs, not when its parser is built
+    from inspect_arenahard.stats.calibration import CalibratedRow, Calibration, Scored
+    from inspect_arenahard.stats.estimates import Leaderboard
+    from inspect_arenahard.stats.ranking import Ranking
 
 
 def add_calibration_argument(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +49,8 @@ class CalibratedTable:
 
 
 def _scored(table: Leaderboard) -> dict[str, Scored]:
+    from inspect_arenahard.stats.calibration import Scored
+
     return {
         r.model: Scored(r.score, table.score_covariance(r.model, r.model))
         for r in table.rows
@@ -62,6 +61,8 @@ def _scored(table: Leaderboard) -> dict[str, Scored]:
 def calibrate(args: argparse.Namespace, ranking: Ranking) -> CalibratedTable:
     """Rank the older logs with the same options and map the new overall table onto them."""
     from inspect_arenahard.logs.ranked_games import read_log_games  # lazy: Inspect is heavy
+    from inspect_arenahard.stats.calibration import Scored, fit_calibration
+    from inspect_arenahard.stats.ranking import rank
 
     old_games, _ = read_log_games(args.calibrate_to, pool_settings=args.pool_settings)
     old = rank(old_games, ranking.options).overall

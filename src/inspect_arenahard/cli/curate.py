@@ -34,8 +34,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
 def _cluster(args: argparse.Namespace) -> int:
     from inspect_arenahard.curate.cluster import cluster
-    from inspect_arenahard.curate.filters import FilterOptions
-    from inspect_arenahard.curate.step_options import ClusterOptions, ScaleOptions
+    from inspect_arenahard.curate.step_options import ClusterOptions, FilterOptions, ScaleOptions
     from inspect_arenahard.curate.work import Work
 
     options = from_args(FilterOptions, args), from_args(ClusterOptions, args)
@@ -43,7 +42,8 @@ def _cluster(args: argparse.Namespace) -> int:
 
 
 def _select(args: argparse.Namespace) -> int:
-    from inspect_arenahard.curate.selection import SelectOptions, select
+    from inspect_arenahard.curate.selection import select
+    from inspect_arenahard.curate.step_options import SelectOptions
     from inspect_arenahard.curate.work import Work
 
     return _print(select(Work.at(args.work), args.logs, from_args(SelectOptions, args), args.force))
@@ -140,9 +140,13 @@ def summary(reports: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def register(subparsers: Any) -> None:
-    from inspect_arenahard.curate.filters import FilterOptions
-    from inspect_arenahard.curate.selection import SelectOptions
-    from inspect_arenahard.curate.step_options import ClusterOptions, IngestOptions, ScaleOptions
+    from inspect_arenahard.curate.step_options import (
+        ClusterOptions,
+        FilterOptions,
+        IngestOptions,
+        ScaleOptions,
+        SelectOptions,
+    )
 
     parser = subparsers.add_parser(
         "curate", help="build a hard, diverse benchmark from crowdsourced prompts (BenchBuilder)"

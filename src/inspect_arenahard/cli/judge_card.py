@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 from dataclasses import asdict
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from inspect_arenahard.cli.tables import print_table
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.files.outputs import write_json
-from inspect_arenahard.stats.judge_card import JudgeCard, Share, judge_cards
+
+if TYPE_CHECKING:  # the statistics load when the command runs, not when its parser is built
+    from inspect_arenahard.stats.judge_card import JudgeCard, Share
 
 TASK = "arenahard_judgecard"
 
@@ -56,7 +58,8 @@ def print_cards(cards: list[JudgeCard]) -> None:
 def run_card(logs: Sequence[str], json_file: str | None) -> int:
     if not logs:
         raise UserError("--card reads arenahard_judgecard logs: give LOG paths")
-    from inspect_arenahard.logs.judge_cards import card_items  # lazy: Inspect is heavy
+    from inspect_arenahard.logs.card_items import card_items  # lazy: Inspect is heavy
+    from inspect_arenahard.stats.judge_card import judge_cards
 
     items, read, left_out = card_items(logs)
     for note in left_out:

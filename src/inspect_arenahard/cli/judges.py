@@ -1,21 +1,23 @@
 """``arenahard judges``: judge analytics from game records — position bias and consistency,
 agreement between judges, self-bias and length bias.
 
-The analysis is :func:`inspect_arenahard.stats.judge_analytics.analyse_judges`; this module renders
+The analysis is ``inspect_arenahard.stats.judge_analytics.analyse_judges``; this module renders
 its result as tables and (``--json``) as its ``to_dict()``.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from inspect_arenahard.cli.canary_drift import run_drift
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.judge_card import run_card
 from inspect_arenahard.cli.tables import Column, cell, print_records, print_table
 from inspect_arenahard.files.outputs import write_json
-from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
-from inspect_arenahard.stats.judge_analytics import JudgeAnalytics, analyse_judges
+
+if TYPE_CHECKING:  # the statistics load when the command runs, not when its parser is built
+    from inspect_arenahard.stats.judge_analytics import JudgeAnalytics
 
 POSITION_COLUMNS: list[Column] = [
     ("judge", "judge"),
@@ -38,6 +40,9 @@ def run_judges(args: argparse.Namespace) -> int:
         return run_drift(args.logs, args.json)
     if args.card:
         return run_card(args.logs, args.json)
+    from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
+    from inspect_arenahard.stats.judge_analytics import analyse_judges
+
     records = load_games(args.logs, args.games)
     reference = load_score_table(args.reference) if args.reference else None
     name_map = load_name_map(args.map) if args.reference and args.map else None
@@ -84,7 +89,7 @@ def print_judges(result: JudgeAnalytics) -> None:
         )
     rows = [
         [b.bias.judge, r.model, r.family, r.judge_rank, r.reference_rank, r.shift,
-         "yes" if r.family == b.bias.judge_family else ""]
+         "yes" if r.own_family else ""]
         for b in result.self_bias
         for r in b.bias.rows
     ]  # fmt: skip

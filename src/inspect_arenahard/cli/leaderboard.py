@@ -22,26 +22,12 @@ from inspect_arenahard.cli.options import (
 )
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.logs.battle_files import read_battles_jsonl
-from inspect_arenahard.report.costs import (
-    PRICES,
-    CostReport,
-    UsageReader,
-    format_cost,
-    format_costs,
-    read_prices,
-)
-from inspect_arenahard.report.leaderboard_tables import (
-    format_tables,
-    plot_forest,
-    write_csv,
-    write_json,
-)
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.game_record import GameRecord
-from inspect_arenahard.stats.ranking import rank
 
 if TYPE_CHECKING:
     from inspect_arenahard.logs.reader import Run
+    from inspect_arenahard.report.costs import CostReport
 
 EXAMPLES = """examples:
   arenahard leaderboard logs/
@@ -100,10 +86,19 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from inspect_arenahard.report.leaderboard_tables import (
+        format_tables,
+        plot_forest,
+        write_csv,
+        write_json,
+    )
+    from inspect_arenahard.stats.ranking import rank
+
     read = _load(args)
     options = ranking_options(args)
     ranking = rank(read.inputs, options)
     tables, left_out = ranking.tables, ranking.left_out
+    judging = ranking.judgings()
     columns, extra = _model_columns(read, {row.model for table in tables for row in table.rows})
     _anytime_columns(read.runs, columns, extra)
     if read.pooled:
@@ -113,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     if calibrated is not None:
         for model, fields in calibrated.fields().items():
             extra.setdefault(model, {}).update(fields)
-    print(format_tables(tables, columns))
+    print(format_tables(tables, columns, judging))
     if calibrated is not None:
         print_calibrated(calibrated, options.ci)
     if read.pooled:
@@ -123,11 +118,13 @@ def run(args: argparse.Namespace) -> int:
             f"combined: prompt-weighted mean of the category scores; not in every category, so left out: {', '.join(left_out)}"
         )
     if read.costs:
+        from inspect_arenahard.report.costs import format_costs
+
         print("\n" + format_costs(read.costs))
     if args.json:
-        write_json(args.json, tables, extra)
+        write_json(args.json, tables, extra, judging)
     if args.csv:
-        write_csv(args.csv, tables, extra)
+        write_csv(args.csv, tables, extra, judging)
     if args.plot:
         plot_forest(args.plot, tables)
     return 0
@@ -159,6 +156,8 @@ def _model_columns(
             extra[m]["flags"] = list(read.flags.get(m, []))
     costs = read.costs
     if costs:
+        from inspect_arenahard.report.costs import format_cost
+
         columns["cost"] = {m: format_cost(costs.total_for(m)) for m in costs.per_model()}
         for m in costs.per_model():
             extra.setdefault(m, {}).update(costs.record(m))
@@ -207,6 +206,7 @@ def _load(args: argparse.Namespace) -> _Read:
     # lazy: the log reader and the audit pull in Inspect
     from inspect_arenahard.logs.ranked_games import read_ranked_logs
     from inspect_arenahard.report.audit_inputs import AnswerReader, audit_samples, flags_of
+    from inspect_arenahard.report.costs import PRICES, UsageReader, read_prices
 
     answers = None if args.no_audit else AnswerReader()
     usage = None

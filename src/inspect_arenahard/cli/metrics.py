@@ -3,7 +3,7 @@ with confidence, pair-rank Brier, Spearman/Kendall).
 
 Benchmark scores come from Inspect logs or a JSONL of game records (ranked here), or from a
 bootstrap JSONL / leaderboard CSV (``--benchmark``). The analysis is
-:func:`inspect_arenahard.stats.reference_comparison.compare_with_reference`; this module renders
+``inspect_arenahard.stats.reference_comparison.compare_with_reference``; this module renders
 its result as tables and (``--json``) as its ``to_dict()``. matplotlib is imported only for
 ``--plot``.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.options import (
@@ -23,18 +24,10 @@ from inspect_arenahard.cli.options import (
 from inspect_arenahard.cli.tables import Column, cell, print_records, print_table
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.files.outputs import save_figure, write_json
-from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
-from inspect_arenahard.stats.ranking import rank
-from inspect_arenahard.stats.reference_comparison import (
-    ReferenceComparison,
-    compare_with_reference,
-)
-from inspect_arenahard.stats.score_tables import (
-    Alignment,
-    ScoreTable,
-    align_models,
-    leaderboard_scores,
-)
+
+if TYPE_CHECKING:  # the statistics load when a command runs, not when its parser is built
+    from inspect_arenahard.stats.reference_comparison import ReferenceComparison
+    from inspect_arenahard.stats.score_tables import Alignment, ScoreTable
 
 
 def _print_unmatched(alignment: Alignment) -> None:
@@ -66,6 +59,9 @@ MODEL_COLUMNS: list[Column] = [
 def _benchmark_from_logs(args: argparse.Namespace) -> ScoreTable:
     """The overall table (pooled, or the v2.0 combined score) at ``--ci``, ranked from judge
     games by the ranking service with the command's ranking options."""
+    from inspect_arenahard.stats.ranking import rank
+    from inspect_arenahard.stats.score_tables import leaderboard_scores
+
     table = rank(load_games(args.logs, args.games), ranking_options(args)).overall
     if table.unranked:
         print(
@@ -81,6 +77,10 @@ def _benchmark_from_logs(args: argparse.Namespace) -> ScoreTable:
 
 
 def run_metrics(args: argparse.Namespace) -> int:
+    from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
+    from inspect_arenahard.stats.reference_comparison import compare_with_reference
+    from inspect_arenahard.stats.score_tables import align_models
+
     if bool(args.benchmark) == bool(args.logs or args.games):
         raise UserError("give either logs (or --games) or --benchmark FILE, not both or neither")
     bench = load_score_table(args.benchmark) if args.benchmark else _benchmark_from_logs(args)

@@ -1,5 +1,5 @@
 """Conventions every ``arenahard`` command shares: ``--ci`` levels, output and ``--plot`` files
-(their format follows the extension; see :mod:`inspect_arenahard.files.outputs`), the options that
+(their format follows the extension; see ``inspect_arenahard.files.outputs``), the options that
 turn games into a ranking, and the cost options."""
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from typing import Any
 
 from inspect_arenahard.errors import UserError, confidence_level
 from inspect_arenahard.files.outputs import plot_formats
-from inspect_arenahard.stats.quality import DEFAULT_CI
-from inspect_arenahard.stats.ranking import RankingOptions
+from inspect_arenahard.stats.rank_options import DEFAULT_CI, RankingOptions
 from inspect_arenahard.typed_options import add_options, from_args
 
 CI_HELP = "confidence level of the intervals: 0.95 or 95 both mean 95%% (default 0.95)"

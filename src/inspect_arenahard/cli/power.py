@@ -1,19 +1,22 @@
 """``arenahard power``: how many prompts a benchmark needs to separate two models a given number
 of points apart, per judge, from the variance of the leaderboard's intervals (same options).
 
-The analysis is :func:`inspect_arenahard.stats.power.power_per_judge`; this module renders its
+The analysis is ``inspect_arenahard.stats.power.power_per_judge``; this module renders its
 result as tables and (``--json``) as its ``to_dict()``.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from inspect_arenahard.cli.game_inputs import add_game_inputs, load_games
 from inspect_arenahard.cli.options import add_ranking_arguments, ranking_options
 from inspect_arenahard.cli.tables import Column, print_records, print_table
 from inspect_arenahard.files.outputs import write_json
-from inspect_arenahard.stats.power import PowerReport, power_per_judge
+
+if TYPE_CHECKING:  # the statistics load when the command runs, not when its parser is built
+    from inspect_arenahard.stats.power import PowerReport
 
 SPREAD_COLUMNS: list[Column] = [
     ("model", "model"),
@@ -25,6 +28,8 @@ SPREAD_COLUMNS: list[Column] = [
 
 
 def run_power(args: argparse.Namespace) -> int:
+    from inspect_arenahard.stats.power import power_per_judge
+
     options = ranking_options(args)
     reports = power_per_judge(load_games(args.logs, args.games), options, args.delta)
     for judge, report in reports.items():

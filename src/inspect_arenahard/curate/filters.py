@@ -2,7 +2,7 @@
 
 Order is cheap-to-expensive: turns → exact duplicates → minimum length → truncation →
 language → user hook (PII/unsafe). Near-duplicates need embeddings and are removed in
-:mod:`.cluster` with :func:`near_duplicates`, counted the same way.
+``cluster`` with ``near_duplicates``, counted the same way.
 """
 
 from __future__ import annotations
@@ -17,48 +17,13 @@ import numpy as np
 import pandas as pd
 
 from inspect_arenahard.curate.cache import progress
+from inspect_arenahard.curate.step_options import FilterOptions as FilterOptions  # re-exported
 from inspect_arenahard.errors import UserError
-
-
-@dataclass
-class FilterOptions:
-    """Which text filters run and their thresholds (CLI flags and config keys)."""
-
-    first_turn: bool = field(
-        default=False,
-        metadata={
-            "help": "keep multi-turn conversations by their first user turn (default: drop them)"
-        },
-    )
-    min_chars: int = field(
-        default=32, metadata={"help": "keep prompts longer than this many characters (papers: 32)"}
-    )
-    max_chars: int = field(
-        default=16_000, metadata={"help": "truncate prompts longer than this many characters"}
-    )
-    languages: list[str] = field(
-        default_factory=lambda: ["en"],
-        metadata={"help": "ISO 639-1 codes to keep; 'any' keeps every language"},
-    )
-    language_min_confidence: float = field(
-        default=0.5,
-        metadata={
-            "help": "drop a prompt only when the detector is at least this sure it is another language"
-        },
-    )
-    hook: str | None = field(
-        default=None,
-        metadata={
-            "help": "PII/unsafe filter 'module:function'; the function gets a prompt and returns a reason to drop it or None"
-        },
-    )
-    near_dup_threshold: float = field(
-        default=0.95,
-        metadata={"help": "drop a prompt whose embedding cosine with a kept one is at least this"},
-    )
-
+from inspect_arenahard.judging.integrity import findings, readings
+from inspect_arenahard.report.audit_checks import injection_kinds
 
 FILTER_OPTIONS = {
+    "judge_text": "drop_judge_text",
     "multi_turn": "first_turn",
     "min_length": "min_chars",
     "language": "languages",
@@ -286,6 +251,35 @@ def per_prompt_filters(df: pd.DataFrame, options: FilterOptions, log: FilterLog)
     df = language(df, log, options.languages, options.language_min_confidence)
     if options.hook:
         df = hook(df, log, options.hook)
+    return judge_text(df, log, options.drop_judge_text)
+
+
+def judge_only_kinds(prompt: str) -> list[str]:
+    """Kinds of text only a judge, an annotator or a chat template writes found in a pool prompt
+    (in any reading): the audit's kinds, and ``criteria_label`` (the annotator's own label)."""
+    kinds = set(injection_kinds("", prompt))
+    if any(findings(canon, "annotation") for canon in readings(prompt)):
+        kinds.add("criteria_label")
+    return sorted(kinds)
+
+
+def judge_text(df: pd.DataFrame, log: FilterLog, drop: bool) -> pd.DataFrame:
+    """Count the prompts carrying judge-only or annotation-only text (a crowd prompt is
+    untrusted: it must not nominate itself as hard); drop them when ``drop``. Kept ones reach
+    the annotator neutralised."""
+    kinds = pd.Series([",".join(judge_only_kinds(p)) for p in df["prompt"]], index=df.index)
+    carrying = kinds != ""
+    if drop:
+        return log.apply("judge_text", df, ~carrying.to_numpy(), detail=kinds)
+    log.counts.append(
+        {
+            "filter": "judge_text",
+            "in": len(df),
+            "out": len(df),
+            "removed": 0,
+            "carrying": int(carrying.sum()),
+        }
+    )
     return df
 
 

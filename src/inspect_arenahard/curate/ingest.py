@@ -1,6 +1,6 @@
 """Ingest: prompts from Hugging Face datasets or local files into one normalised table.
 
-Sources (read by :mod:`.sources`): a Hugging Face dataset id (``lmsys/lmsys-chat-1m``), a folder
+Sources (read by ``sources``): a Hugging Face dataset id (``lmsys/lmsys-chat-1m``), a folder
 written by ``Dataset.save_to_disk``, a local JSONL (optionally ``.gz``), JSON or Parquet file, or
 a folder or glob of such files (shards, read in sorted order as one source). Records
 may hold the prompt as a string field, a list of turns, a conversation (``[{role, content}]``),
@@ -12,9 +12,9 @@ Output: ``ingested.parquet`` with ``id`` (``<source>:<source id>``), ``source``,
 ``turns`` (the user turns), ``label`` and ``language`` (when the source has them). Nothing is
 filtered here: filters run in ``cluster`` so that each one is counted.
 
-Engines: a source is a list of parts (:mod:`.sources`), each normalised by
-:func:`~.records.part_rows` and put in order by a :class:`~.records.Sequencer`. The local engine
-reads the parts one after the other; the Ray engine (:mod:`.ray_ingest`) reads them on Ray
+Engines: a source is a list of parts (``sources``), each normalised by
+``part_rows`` and put in order by a ``Sequencer``. The local engine
+reads the parts one after the other; the Ray engine (``ray_ingest``) reads them on Ray
 workers. Both use these functions, so they write the same rows and raise the same first error.
 """
 
@@ -79,7 +79,7 @@ def ingest(
 ) -> dict[str, Any]:
     """Read every source into ``ingested.parquet``; returns the step report.
 
-    ``scale`` picks the engine (local by default, or Ray: :mod:`.ray_ingest`); both write the
+    ``scale`` picks the engine (local by default, or Ray: ``ray_ingest``); both write the
     same rows in the same order, so the engine is no part of the cache key.
     """
     options = options or IngestOptions()

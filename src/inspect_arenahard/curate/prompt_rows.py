@@ -1,8 +1,8 @@
 """Records → rows of ``ingested.parquet``: the normalisation both ingest engines run.
 
-Field names are detected from a source's first record (:func:`source_fields`) or given; each
-part's records become rows with :func:`part_rows` (on Ray workers, or in this process), and one
-:class:`Sequencer` per source puts them in order: it numbers records of a source without an id
+Field names are detected from a source's first record (``source_fields``) or given; each
+part's records become rows with ``part_rows`` (on Ray workers, or in this process), and one
+``Sequencer`` per source puts them in order: it numbers records of a source without an id
 field, refuses repeated ids naming both records, raises the first bad record's error and applies
 ``--limit``. Sharing these functions is what makes the engines write the same table.
 """
@@ -242,7 +242,7 @@ def part_rows(
     dataset: Any = None,
     batch_rows: int = BATCH_ROWS,
 ) -> Iterator[pa.Table]:
-    """The normalised records of one part (:data:`PART_SCHEMA`), ``batch_rows`` at a time.
+    """The normalised records of one part (``PART_SCHEMA``), ``batch_rows`` at a time.
 
     The source id is null where the source numbers its records (only the step knows the index
     across parts). A bad record ends the part with a row whose ``error`` holds the pickled
@@ -304,7 +304,7 @@ class Sequencer:
         return self.limit is not None and self.records >= self.limit
 
     def take(self, rows: pa.Table) -> pa.Table:
-        """The next rows of the source (:data:`PART_SCHEMA`) as rows of :data:`SCHEMA`."""
+        """The next rows of the source (``PART_SCHEMA``) as rows of ``SCHEMA``."""
         if self.limit is not None:
             rows = rows.slice(0, max(0, self.limit - self.records))
         errors = rows.column("error")

@@ -1,11 +1,11 @@
 """Curating at scale: the ``ingest`` step on Ray Data (local Ray, or the cluster in RAY_ADDRESS).
 
 The sources' parts (files, Parquet row groups, row ranges of a Hugging Face dataset: see
-:func:`~inspect_arenahard.curate.sources.split_part`) become a Ray dataset with one block per part;
+``split_part``) become a Ray dataset with one block per part;
 each worker reads its part lazily and normalises it with the local engine's own functions
-(:func:`~inspect_arenahard.curate.prompt_rows.part_rows`), with the field map the driver detected from
+(``part_rows``), with the field map the driver detected from
 each source's first record. The rows stream back in order (``preserve_order``) to the driver,
-whose :class:`~inspect_arenahard.curate.prompt_rows.Sequencer` numbers records, refuses repeated ids,
+whose ``Sequencer`` numbers records, refuses repeated ids,
 raises the first bad record's error (naming file:line) and writes ``ingested.parquet``, exactly
 as the local engine does.
 

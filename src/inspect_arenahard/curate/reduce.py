@@ -3,7 +3,7 @@
 Shared by both engines of the ``cluster`` step, so both cluster alike: a pool up to
 ``umap_sample`` prompts gets one UMAP fit on every vector; a larger one a fit on a seeded sample
 and ``transform`` of the rest, chunk by chunk (in this process for the local engine, on Ray
-actors for :mod:`.scale`; each chunk's coordinates are the same either way).
+actors for ``scale``; each chunk's coordinates are the same either way).
 """
 
 from __future__ import annotations

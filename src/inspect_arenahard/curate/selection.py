@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -26,30 +26,9 @@ from inspect_arenahard.curate.annotation_logs import (
     read_scores,
 )
 from inspect_arenahard.curate.cache import Timer, file_digest, step_key, up_to_date, write_report
+from inspect_arenahard.curate.step_options import SelectOptions as SelectOptions  # re-exported
 from inspect_arenahard.curate.topics import OUTLIER
 from inspect_arenahard.curate.work import Work
-
-
-@dataclass
-class SelectOptions:
-    """How ``curate select`` picks prompts from clusters (CLI flags and config keys)."""
-
-    min_score: int = field(
-        default=6, metadata={"help": "keep prompts with at least this quality score (0-7)"}
-    )
-    min_cluster_mean: float = field(
-        default=5.0, metadata={"help": "keep clusters whose mean score is at least this"}
-    )
-    clusters: int = field(default=250, metadata={"help": "number of qualifying clusters to draw"})
-    per_cluster: int = field(default=2, metadata={"help": "prompts drawn from each chosen cluster"})
-    seed: int = field(default=42, metadata={"help": "seed of both draws"})
-    category: str = field(
-        default="hard_prompt", metadata={"help": "category written on every selected prompt"}
-    )
-    include_outliers: bool = field(
-        default=False,
-        metadata={"help": "let the outlier group (cluster -1) qualify like a cluster"},
-    )
 
 
 def cluster_table(scored: pd.DataFrame, options: SelectOptions) -> pd.DataFrame:

@@ -1,13 +1,13 @@
 """Reading ingest's sources: files, folders and globs of shards, saved and hub datasets.
 
 Files, folders and globs may also be in an object store (``s3://bucket/prefix/*.parquet``, or any
-fsspec URL whose driver is installed): they are listed and read through :mod:`..storage`, and
+fsspec URL whose driver is installed): they are listed and read through ``storage``, and
 their digest comes from the store's object metadata (size and version tag) instead of their bytes.
 
-A source is a list of parts (:class:`Part`), each opened on its own by :func:`read_part`, which
+A source is a list of parts (``Part``), each opened on its own by ``read_part``, which
 yields every record with where it is (``file:line``, ``file row N``, ``dataset[i]``) for error
 messages. The local engine reads a source's parts one after the other; the Ray engine cuts them
-finer (:func:`split_part`) and hands them to its workers.
+finer (``split_part``) and hands them to its workers.
 """
 
 from __future__ import annotations
@@ -206,9 +206,9 @@ def read_part(part: Part, options: IngestOptions, dataset: Any = None) -> Iterat
 
 
 def split_part(part: Part, dataset: Any = None, rows: int | None = None) -> list[Part]:
-    """``part`` cut into pieces of about ``rows`` (default :data:`PART_ROWS`) records where the
+    """``part`` cut into pieces of about ``rows`` (default ``PART_ROWS``) records where the
     format allows it: Parquet at row-group boundaries, a dataset at any row, an uncompressed
-    JSONL file at line starts every :data:`PART_BYTES` (one read of the file on the driver counts
+    JSONL file at line starts every ``PART_BYTES`` (one read of the file on the driver counts
     the lines before each cut). A ``.jsonl.gz`` cannot be entered midway and a JSON array is one
     value: both stay whole."""
     rows = rows or PART_ROWS
@@ -289,7 +289,7 @@ def split_name(source: str) -> tuple[str | None, str]:
 
 def resolve_source(source: str, options: IngestOptions) -> Source:
     """A file, a folder or glob of shards, a saved dataset, a hub id or a shipped release's
-    questions (``sample:arena-hard-v2.0``), as a :class:`Source`.
+    questions (``sample:arena-hard-v2.0``), as a ``Source``.
 
     The name (the prefix of every id) is the file's stem, the folder's name (for a glob: the
     folder it searches) or the hub id, or given as ``NAME=SOURCE``. Shards are read in the
@@ -383,6 +383,6 @@ def source_records(source: Source, options: IngestOptions) -> Iterator[Located]:
 
 def open_source(source: str, options: IngestOptions) -> tuple[str, Iterator[Located], str]:
     """(source name, records, content digest) of a file, a folder or glob of shards, a saved
-    dataset or a hub id (see :func:`resolve_source`)."""
+    dataset or a hub id (see ``resolve_source``)."""
     resolved = resolve_source(source, options)
     return resolved.name, source_records(resolved, options), resolved.digest

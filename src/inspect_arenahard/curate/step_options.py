@@ -175,3 +175,70 @@ class ScaleOptions:
             if self.engine == "local"
             else {"engine": self.engine, "umap_sample": self.umap_sample}
         )
+
+
+@dataclass
+class FilterOptions:
+    """Which text filters run and their thresholds (CLI flags and config keys)."""
+
+    first_turn: bool = field(
+        default=False,
+        metadata={
+            "help": "keep multi-turn conversations by their first user turn (default: drop them)"
+        },
+    )
+    min_chars: int = field(
+        default=32, metadata={"help": "keep prompts longer than this many characters (papers: 32)"}
+    )
+    max_chars: int = field(
+        default=16_000, metadata={"help": "truncate prompts longer than this many characters"}
+    )
+    languages: list[str] = field(
+        default_factory=lambda: ["en"],
+        metadata={"help": "ISO 639-1 codes to keep; 'any' keeps every language"},
+    )
+    language_min_confidence: float = field(
+        default=0.5,
+        metadata={
+            "help": "drop a prompt only when the detector is at least this sure it is another language"
+        },
+    )
+    hook: str | None = field(
+        default=None,
+        metadata={
+            "help": "PII/unsafe filter 'module:function'; the function gets a prompt and returns a reason to drop it or None"
+        },
+    )
+    drop_judge_text: bool = field(
+        default=False,
+        metadata={
+            "help": "drop prompts carrying text only a judge or annotator writes (verdict labels, "
+            "criteria lists, chat-template turns); by default they are counted and kept, neutralised"
+        },
+    )
+    near_dup_threshold: float = field(
+        default=0.95,
+        metadata={"help": "drop a prompt whose embedding cosine with a kept one is at least this"},
+    )
+
+
+@dataclass
+class SelectOptions:
+    """How ``curate select`` picks prompts from clusters (CLI flags and config keys)."""
+
+    min_score: int = field(
+        default=6, metadata={"help": "keep prompts with at least this quality score (0-7)"}
+    )
+    min_cluster_mean: float = field(
+        default=5.0, metadata={"help": "keep clusters whose mean score is at least this"}
+    )
+    clusters: int = field(default=250, metadata={"help": "number of qualifying clusters to draw"})
+    per_cluster: int = field(default=2, metadata={"help": "prompts drawn from each chosen cluster"})
+    seed: int = field(default=42, metadata={"help": "seed of both draws"})
+    category: str = field(
+        default="hard_prompt", metadata={"help": "category written on every selected prompt"}
+    )
+    include_outliers: bool = field(
+        default=False,
+        metadata={"help": "let the outlier group (cluster -1) qualify like a cluster"},
+    )

@@ -3,7 +3,7 @@
 A run with ``-T stop_at_ci=H`` or ``-T stop_when=decided -T versus=name:score,...`` visits the
 prompts in a seeded random order, interleaved by category in proportion (so a run stopped early
 keeps the benchmark's mix), and keeps an anytime-valid confidence sequence
-(:mod:`inspect_arenahard.stats.confidence_sequence`) for the mean per-prompt points against the
+(``inspect_arenahard.stats.confidence_sequence``) for the mean per-prompt points against the
 baseline. Once the rule fires (or ``max_prompts`` prompts were visited), every sample not yet
 started is *skipped*: the solver makes no model call and the judge scorer no judge call; the
 sample completes normally (so ``inspect eval-retry`` does not run it again) with an unscored
@@ -14,12 +14,12 @@ parsed games, in [0, 1]), so prompts are the independent unit. The confidence se
 them in *visit order*, advancing only over a contiguous prefix of finished prompts, so neither
 Inspect's concurrency nor a judge that is slower on some answers reorders the evidence.
 
-The state of one task run (its :class:`Controller`) is shared by its concurrently running
+The state of one task run (its ``Controller``) is shared by its concurrently running
 samples and keyed on the run's eval id. The log header carries the rule (task metadata
-``adaptive``); from the :func:`anytime_interval` metric, how many prompts were judged, where the
+``adaptive``); from the ``anytime_interval`` metric, how many prompts were judged, where the
 rule fired and the confidence sequence at the end (replayed from the logged scores, so a retried
 run reports the same); and, in ``results.early_stopping``, the samples judged and skipped (by
-reason), counted by :class:`SkipLedger`.
+reason), counted by ``SkipLedger``.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ VISIT = "visit"
 STOP_WHEN = ("ci", "decided")
 METRIC = "anytime_interval"
 LEDGER = "arenahard_adaptive"
-"""Name of the :class:`SkipLedger` in the log header's ``results.early_stopping.manager``."""
+"""Name of the ``SkipLedger`` in the log header's ``results.early_stopping.manager``."""
 
 
 @dataclass(frozen=True)
@@ -259,7 +259,7 @@ class SkipLedger:
     skipped sample stays in the log and ``inspect eval-retry`` leaves it alone), and this hook
     sees every sample's scores, reused ones included, which metrics do not (Inspect hands them
     the scored samples only). Its counts land in the header's ``results.early_stopping``; at the
-    end it also drops the run's :class:`Controller`."""
+    end it also drops the run's ``Controller``."""
 
     def __init__(self) -> None:
         self.eval_id = ""
@@ -310,8 +310,8 @@ def _visit(state: TaskState) -> int | None:
 
 @solver
 def adaptive_answer(**rule: Any) -> Solver:
-    """:func:`inspect_arenahard.evaluate.solvers.answer_with_baseline` for the samples the run still needs;
-    the others are marked skipped without a model call (``rule``: :meth:`StoppingRule.options`)."""
+    """``inspect_arenahard.evaluate.solvers.answer_with_baseline`` for the samples the run still needs;
+    the others are marked skipped without a model call (``rule``: ``StoppingRule.options``)."""
     stopping = StoppingRule(**rule)
     inner = answer_with_baseline()
 
@@ -360,7 +360,7 @@ def judged(state: TaskState, points: float | None) -> None:
 class Replay:
     """The rule replayed over a run's judged prompts in visit order: what the log header reports
     (Inspect hands metrics the scored samples only, so skipped ones are counted by
-    :class:`SkipLedger`)."""
+    ``SkipLedger``)."""
 
     judged: int
     stopped_at: int | None
@@ -412,7 +412,7 @@ def anytime_interval(**rule: Any) -> Metric:
 
 def header_adaptive(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any] | None:
     """From a log header read as JSON (``eval`` and ``results``): the rule, the
-    ``anytime_interval`` metrics and the :class:`SkipLedger` counts (``answered``, ``skipped``,
+    ``anytime_interval`` metrics and the ``SkipLedger`` counts (``answered``, ``skipped``,
     ``skipped_by_reason``), or None for a run without adaptive judging."""
     rule = (spec.get("metadata") or {}).get("adaptive")
     if not isinstance(rule, dict):

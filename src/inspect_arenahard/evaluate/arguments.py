@@ -1,10 +1,10 @@
 """The ``arenahard`` task's arguments, declared once.
 
-:class:`TaskOptions` is the one declaration: its fields are the ``-T`` names and defaults (the
+``TaskOptions`` is the one declaration: its fields are the ``-T`` names and defaults (the
 task function's signature is made from them, so Inspect records and validates the same names),
-their types and bounds are the validation (:func:`check_task_arg`, one line naming the argument),
+their types and bounds are the validation (``check_task_arg``, one line naming the argument),
 and their help is the task's docstring and the argument table of docs/evaluate.md
-(:func:`markdown_table`, checked by ``tests/test_docs.py``).
+(``markdown_table``, checked by ``tests/test_docs.py``).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _strong_weight(name: str, value: Any) -> int:
 
 def _checked_by_its_reader(name: str, value: Any) -> Any:
     """Arguments whose check needs more than their value: the categories (checked against the
-    data) and the stopping rule (:func:`inspect_arenahard.evaluate.adaptive.stopping_rule`, its
+    data) and the stopping rule (``inspect_arenahard.evaluate.adaptive.stopping_rule``, its
     arguments together); both run while the task is built, before any model call."""
     return value
 
@@ -287,7 +287,7 @@ def check_task_arg(name: str, value: Any) -> Any:
 
 def task_signature() -> inspect.Signature:
     """The task function's signature: one keyword argument per option, with its default, and
-    ``**unknown`` (refused with a suggestion by :meth:`TaskOptions.from_task_args`)."""
+    ``**unknown`` (refused with a suggestion by ``TaskOptions.from_task_args``)."""
     parameters = [
         inspect.Parameter(
             f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=_HINTS[f.name]

@@ -2,8 +2,8 @@
 
 The pairs ship in ``scorers/canaries/`` (real Arena-Hard v0.1 answers; provenance there). Their
 games go through the same judge call as every other game, never from Inspect's cache, so two runs
-of one judge show whether its verdicts moved (:mod:`inspect_arenahard.stats.drift`). The model
-under test makes no call for a canary: :func:`canary_answer` writes the stored answer and ends
+of one judge show whether its verdicts moved (``inspect_arenahard.stats.drift``). The model
+under test makes no call for a canary: ``canary_answer`` writes the stored answer and ends
 the sample's solver chain. Scores of canaries are unscored (no metric counts them) and carry
 ``canary: true`` in their metadata, so the log reader keeps their games out of every ranking.
 """

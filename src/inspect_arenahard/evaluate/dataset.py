@@ -9,7 +9,7 @@ schemas arena-hard-auto has used:
   ``{uid, model, messages[{role, content}], metadata}`` where assistant content may be
   ``{"answer": ...}``.
 
-Everything is normalised to :class:`Question` and :class:`StoredAnswer`. Errors name the file,
+Everything is normalised to ``Question`` and ``StoredAnswer``. Errors name the file,
 the line and the field.
 """
 

@@ -4,27 +4,27 @@ Game 1 puts the baseline in position A and the model in B; game 2 swaps them. Ga
 judges bound to the ``judge`` role (a list is an ensemble) run concurrently. A judge whose reply
 has no single verdict label is asked, in the same conversation, to finish with one (``retries``
 times); a game that stays unparsed is recorded as unparsed — never as a tie. Answers reach the
-judge only through :func:`inspect_arenahard.judging.integrity.neutralise`, so the only label the parser can find is one the judge wrote itself.
+judge only through ``inspect_arenahard.judging.integrity.neutralise``, so the only label the parser can find is one the judge wrote itself.
 
-Score contract (read by :mod:`inspect_arenahard.logs.reader`):
+Score contract (read by ``inspect_arenahard.logs.reader``):
 
 * ``value``: the model's Arena-Hard points against the baseline over all parsed games (win 1,
   tie 0.5, loss 0; strong verdicts weigh ``strong_weight``), or unscored when none parsed.
-* ``metadata``: a :class:`inspect_arenahard.stats.game_record.GameScore` (its fields are the
+* ``metadata``: a ``inspect_arenahard.stats.game_record.GameScore`` (its fields are the
   keys): ``model``, ``baseline``, ``category``, ``strong_weight``, ``games`` (one
-  :class:`~inspect_arenahard.stats.game_record.ScoredGame` per game), ``style``,
-  ``neutralisation`` (:data:`inspect_arenahard.judging.integrity.NEUTRALISE_VERSION`) and
+  ``ScoredGame`` per game), ``style``,
+  ``neutralisation`` (``inspect_arenahard.judging.integrity.NEUTRALISE_VERSION``) and
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
-  ``reference`` — the spans :mod:`inspect_arenahard.judging.integrity` neutralised).
+  ``reference`` — the spans ``inspect_arenahard.judging.integrity`` neutralised).
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
-* A canary (:mod:`inspect_arenahard.evaluate.canaries`) is unscored (no metric counts it); its
+* A canary (``inspect_arenahard.evaluate.canaries``) is unscored (no metric counts it); its
   ``GameScore`` has ``canary`` true and ``model`` the canary pair's model; its games were asked
   without Inspect's cache.
-* A sample that adaptive judging skipped (:mod:`inspect_arenahard.evaluate.adaptive`) is unscored,
+* A sample that adaptive judging skipped (``inspect_arenahard.evaluate.adaptive``) is unscored,
   its ``GameScore`` has no games and says why in ``skipped``.
 
 With ``committee_rounds`` set, each game is decided by a committee discussion instead
-(:mod:`inspect_arenahard.judging.committee`): ``games`` holds the committee's majority label per game
+(``inspect_arenahard.judging.committee``): ``games`` holds the committee's majority label per game
 (judge ``committee``) and ``committee`` every member's verdict in every round.
 """
 
@@ -100,7 +100,7 @@ def headline_score(
     score are both this ratio); under the ``pair`` rule (v2.0's official code) a judge's two games
     of a prompt count only when both parsed; and when categories have different baselines
     (v2.0), each category's score is weighted by its prompts with a parsed game, as the
-    leaderboard's combined score is (:mod:`inspect_arenahard.stats.combined`).
+    leaderboard's combined score is (``inspect_arenahard.stats.combined``).
     """
     points: dict[Any, float] = {}
     weight: dict[Any, float] = {}
@@ -134,7 +134,7 @@ def headline_score(
 @metric
 def games_vs_baseline(unparsed: str = "game") -> Metric:
     """The model's score against the baseline in percent, as ``arenahard leaderboard`` gives it
-    for this run under the version's official rules (:func:`headline_score`; ``unparsed``:
+    for this run under the version's official rules (``headline_score``; ``unparsed``:
     ``game`` for v0.1, ``pair`` for v2.0). Shown first in the log header so that it and the
     leaderboard cannot disagree. ``mean`` beside it is the mean of per-sample scores (0–1), a
     different quantity on small runs."""
@@ -184,7 +184,7 @@ def pairwise_judge(
         cache: Inspect model cache for first judge replies (re-runs cost no judge calls).
         token_encoding: Tokenizer for the answers' style features (as the version stores them).
         committee_rounds: When set, the models bound to the ``committee`` role deliberate each
-            game with this many discussion rounds (:mod:`inspect_arenahard.judging.committee`) and
+            game with this many discussion rounds (``inspect_arenahard.judging.committee``) and
             the committee's majority label is the game's verdict (judge ``committee``).
         neutralise_answers: False shows the texts to the judge as written: only for
             ``arenahard_probes``' ``-raw`` probes, which measure what neutralising saves.
@@ -290,8 +290,8 @@ def committee_judge(rounds: int = 1, **kwargs: Any) -> Scorer:
     """``pairwise_judge`` with each game decided by the ``committee`` role's discussion.
 
     It is the pairwise judge (same score name and contract, so ``arenahard leaderboard`` and
-    :func:`inspect_arenahard.logs.reader.read_games` read committee runs unchanged); ``kwargs`` are
+    ``inspect_arenahard.logs.reader.read_games`` read committee runs unchanged); ``kwargs`` are
     ``pairwise_judge``'s arguments. Pair it with the
-    :func:`inspect_arenahard.judging.committee.committee_agreement` metric.
+    ``inspect_arenahard.judging.committee.committee_agreement`` metric.
     """
     return pairwise_judge(committee_rounds=rounds, **kwargs)

@@ -1,6 +1,6 @@
 """The ``arenahard`` task: answer the benchmark prompts, then judge against the baseline.
 
-The task reads its arguments (:class:`~inspect_arenahard.evaluate.arguments.TaskOptions`,
+The task reads its arguments (``TaskOptions``,
 declared once: a contract later stages and users rely on), then the dataset, the solver and the
 scorer. The v2.0 categories are registered as tasks of their own: ``arenahard_v2_hard`` and
 ``arenahard_v2_creative``.
@@ -197,7 +197,7 @@ def _baseline_file(
 
 
 def declared_arguments(task_fn: F) -> F:
-    """Give the task function the signature and ``Args`` of :class:`TaskOptions`: Inspect reads
+    """Give the task function the signature and ``Args`` of ``TaskOptions``: Inspect reads
     the ``-T`` names and defaults from the signature, ``inspect info`` the docstring."""
     task_fn.__signature__ = task_signature()  # type: ignore[attr-defined]
     task_fn.__doc__ = f"{task_fn.__doc__}\n\n{textwrap.indent(docstring_args(), '    ')}\n"
@@ -210,7 +210,7 @@ def declared_arguments(task_fn: F) -> F:
 def arenahard(**task_args: Any) -> Task:
     """Arena-Hard-Auto: pairwise LLM judging of a model against a baseline, both orders.
 
-    The arguments are declared once in :class:`~inspect_arenahard.evaluate.arguments.TaskOptions`."""
+    The arguments are declared once in ``TaskOptions``."""
     options = TaskOptions.from_task_args(task_args)  # every argument checked before any model call
     rule = stopping_rule(
         options.stop_at_ci,
@@ -340,7 +340,7 @@ def judge_settings(
     cache: bool,
 ) -> dict[str, Any]:
     """``pairwise_judge`` arguments from a version's configuration and the task's overrides,
-    each override checked as :class:`TaskOptions` declares it, before any model call."""
+    each override checked as ``TaskOptions`` declares it, before any model call."""
     max_tokens = check_task_arg("judge_max_tokens", max_tokens)
     temperature = check_task_arg("judge_temperature", temperature)
     retries = check_task_arg("judge_retries", retries)
@@ -373,7 +373,7 @@ def task_metrics(
     category when there are several (so the
     log header, and ``inspect view``, tell hard prompts and creative writing apart) and, for
     adaptive judging, the anytime-valid interval (skipped samples are counted by the task's
-    :class:`~inspect_arenahard.evaluate.adaptive.SkipLedger`); None keeps the scorer's own metrics.
+    ``SkipLedger``); None keeps the scorer's own metrics.
     ``unparsed`` is the version's official rule for unparsed games, so that the headline equals
     the leaderboard."""
     metrics: list[Metric | dict[str, list[Metric]]] = [

@@ -2,7 +2,7 @@
 
 A folder holds ``question.jsonl``, the stored answers ``model_answer/<model>.jsonl`` and the
 judgments ``model_judgment/<judge>/<model>.jsonl``; the task, the importer, the audit and the hub
-download all find those files through :class:`ArenaHardFolder`, so the layout cannot drift. Each
+download all find those files through ``ArenaHardFolder``, so the layout cannot drift. Each
 file may also be a gzip copy (``question.jsonl.gz``), as in the sample the package ships.
 """
 

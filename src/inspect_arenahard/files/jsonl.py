@@ -1,13 +1,13 @@
 """The one reader of JSON Lines files: questions, answers, judgments, battles, game records,
-score tables, prompt pools and review files all come through :func:`read_jsonl` (and whole JSON
-files through :func:`read_json`).
+score tables, prompt pools and review files all come through ``read_jsonl`` (and whole JSON
+files through ``read_json``).
 
 Files are read as bytes and lines end at ``\\n`` only (a ``\\r\\n`` ending's ``\\r`` is JSON
 whitespace), never at the other characters ``str.splitlines`` treats as breaks: prompts contain
 U+2028 and U+2029, which ``json.dumps(..., ensure_ascii=False)`` writes raw inside strings. Bytes
-also let a large file be read in pieces (:func:`line_starts`) that number their lines as the
+also let a large file be read in pieces (``line_starts``) that number their lines as the
 whole file does. Every error is a
-:class:`~inspect_arenahard.errors.UserError` naming ``file:line``. Pure Python, so the statistics
+``UserError`` naming ``file:line``. Pure Python, so the statistics
 modules can read battle files without the data loaders (and their hub download).
 """
 
@@ -58,7 +58,7 @@ def read_jsonl(
     ``objects``: every record must be a JSON object (``False`` also lets through bare strings
     and other values, for prompt pools that hold them). ``start``/``stop``: only the lines that
     begin in these bytes of an uncompressed file (``start`` at a line's first byte, numbered
-    ``first_line``; see :func:`line_starts`), so that workers can read one file in pieces.
+    ``first_line``; see ``line_starts``), so that workers can read one file in pieces.
     ``path`` may be a store URL (``s3://…``). A missing file raises the ``FileNotFoundError`` of
     ``open``; a folder, a line that is not JSON, or bytes that are not UTF-8 are a ``UserError``
     naming the file and line.
@@ -146,3 +146,23 @@ def jsonl_files(folder: Path) -> dict[str, Path]:
     for path in sorted(folder.glob("*.jsonl.gz")) + sorted(folder.glob("*.jsonl")):
         found[path.name.removesuffix(GZIP_SUFFIX).removesuffix(".jsonl")] = path
     return dict(sorted(found.items()))
+
+
+def record_at(path: str | Path, index: int) -> tuple[int, Any]:
+    """(line number, value) of the ``index``-th record (from 0; blank lines are not records, as
+    in ``read_jsonl``) of a local JSONL file, parsing only that line: a columnar reader that
+    found a bad row names its line without parsing the file again."""
+    with (
+        open_binary(path) as handle,
+        gzip.open(handle, "rb") if str(path).endswith(".gz") else handle as f,
+    ):
+        seen = -1
+        for lineno, raw in enumerate(f, start=1):
+            if raw.strip():
+                seen += 1
+                if seen == index:
+                    try:
+                        return lineno, json.loads(raw.decode("utf-8"))
+                    except (UnicodeDecodeError, json.JSONDecodeError):
+                        raise UserError(f"{path}:{lineno}: not valid JSON") from None
+    raise IndexError(f"{path}: no record {index}")

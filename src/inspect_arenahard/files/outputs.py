@@ -14,7 +14,7 @@ from typing import Any
 from inspect_arenahard.errors import UserError
 
 GENERATED_BY = "generated_by"
-"""The key under which every JSON output records :func:`versions`."""
+"""The key under which every JSON output records ``versions``."""
 
 
 @cache
@@ -35,7 +35,7 @@ def _installed_version(distribution: str) -> str:
 
 
 def stamped(payload: Any) -> Any:
-    """``payload`` with :func:`versions` under ``generated_by``: a mapping gets the key, a list
+    """``payload`` with ``versions`` under ``generated_by``: a mapping gets the key, a list
     of records gets it in every record (as table-wide fields such as ``style_control`` are), so
     readers of either layout keep working."""
     stamp = {GENERATED_BY: versions()}
@@ -90,7 +90,7 @@ def json_text(payload: Any) -> str:
 
 
 def write_json(path: str | Path, payload: Any, what: str = "") -> None:
-    """Write ``payload`` (a mapping or a list of records) as JSON (:func:`json_text`), stamped
-    with the versions that wrote it (:func:`stamped`), then say so."""
+    """Write ``payload`` (a mapping or a list of records) as JSON (``json_text``), stamped
+    with the versions that wrote it (``stamped``), then say so."""
     Path(path).write_text(json_text(stamped(payload)) + "\n", encoding="utf-8")
     wrote(path, what)

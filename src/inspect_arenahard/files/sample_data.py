@@ -2,7 +2,7 @@
 ``sample/README.md``), so that the offline quick starts need nothing beside the installed package.
 
 Commands name it, not its path: ``arenahard import arena-hard-auto --sample`` reads
-:data:`IMPORT_SAMPLE`, and a curation source ``sample:NAME`` reads release ``NAME``'s questions.
+``IMPORT_SAMPLE``, and a curation source ``sample:NAME`` reads release ``NAME``'s questions.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Big runs spread over many machines write into one bucket; every reader opens logs through these
 functions so that ``s3://bucket/prefix`` reads exactly like a local folder (same fast ``.eval``
 reader, same de-duplication, same handling of damaged files). Curation reads its shards through
-:func:`open_binary`, :func:`file_size` and :func:`filesystem` for the same reason.
+``open_binary``, ``file_size`` and ``filesystem`` for the same reason.
 """
 
 from __future__ import annotations

@@ -3,18 +3,18 @@
 Protocol (Zhao et al. 2024, 'Auto Arena of LLMs', committee discussions; prompts in Appendix
 A.1.3): in round 0 every judge gives reasons and a verdict on its own. In rounds 1..R every judge
 reads the other judges' latest replies and verdicts and keeps or changes its own. The final
-verdict is the majority of the last round (:func:`majority` states the tie rule). A round in
+verdict is the majority of the last round (``majority`` states the tie rule). A round in
 which every judge gives the same verdict ends the discussion early (``stop_on_consensus``).
 
-:func:`deliberate` runs the protocol for any prompts and labels. It serves:
+``deliberate`` runs the protocol for any prompts and labels. It serves:
 
-* :func:`committee_verdicts`: one verdict on a transcript, e.g. an Auto-Arena peer battle
+* ``committee_verdicts``: one verdict on a transcript, e.g. an Auto-Arena peer battle
   (``[A]``/``[B]``/``[Tie]``);
-* :func:`committee_games`: the two position-swapped games of an Arena-Hard sample inside
+* ``committee_games``: the two position-swapped games of an Arena-Hard sample inside
   ``pairwise_judge`` (``-T scorer=committee``, or the task's ``committee_judge`` scorer);
-* the ScaleEval debate (:mod:`inspect_arenahard.scaleeval.debate`), with its own prompts.
+* the ScaleEval debate (``inspect_arenahard.scaleeval.debate``), with its own prompts.
 
-:func:`discussion_agreement` measures how discussion changes agreement: mean pairwise Cohen's
+``discussion_agreement`` measures how discussion changes agreement: mean pairwise Cohen's
 κ and agreement probability before and after discussion.
 """
 
@@ -321,7 +321,7 @@ async def committee_verdicts(
         judges: The committee (at least 2; the same model may appear more than once).
         transcript_prompt: User turn every judge sees in round 0 (the battle transcript).
         label_set: ``battle`` (``[A]``/``[B]``/``[Tie]``), ``arenahard`` (five-point labels) or
-            a :class:`LabelSet`.
+            a ``LabelSet``.
         rounds: Discussion rounds after the independent verdicts.
         system: System prompt text; default the label set's template (for battles, Auto-Arena's
             committee judge prompt).
@@ -358,7 +358,7 @@ async def committee_games(
 
     Returns the two games in the ``pairwise_judge`` contract (judge ``committee``, the majority
     label; ``attempts`` counts the committee's generations) and the score's ``committee`` section
-    (:attr:`inspect_arenahard.stats.game_record.GameScore.committee`): every judge's verdict per
+    (``inspect_arenahard.stats.game_record.GameScore.committee``): every judge's verdict per
     round per game and the unanimity flags.
     """
     judges = role_models(COMMITTEE, at_least=2)
@@ -407,7 +407,7 @@ async def committee_games(
 def discussion_agreement(items: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """Agreement between committee judges before and after discussion.
 
-    ``items``: :meth:`CommitteeResult.metadata` dicts, one per judged item. Before = round 0,
+    ``items``: ``CommitteeResult.metadata`` dicts, one per judged item. Before = round 0,
     after = the last round run. Judges without a verdict on an item leave it out of their pairs.
     Returns mean pairwise agreement probability and Cohen's κ (nan when undefined), the share of
     unanimous items, and the item count.

@@ -2,12 +2,12 @@
 games of a pairwise comparison, and the models bound to a role.
 
 The pairwise judge of the ``arenahard`` task, committees
-(:mod:`inspect_arenahard.judging.committee`), ScaleEval debates, Auto-Arena battles, probes and prompt
+(``inspect_arenahard.judging.committee``), ScaleEval debates, Auto-Arena battles, probes and prompt
 annotation all build on this module, so a missing label, a follow-up turn and a role binding are
 handled the same way everywhere. It imports no protocol module (no import cycles).
 
-A :class:`Game` is one judge's verdict on one ordering of two answers; :meth:`Game.scored` is
-its entry in the score contract (:class:`inspect_arenahard.stats.game_record.ScoredGame`).
+A ``Game`` is one judge's verdict on one ordering of two answers; ``Game.scored`` is
+its entry in the score contract (``inspect_arenahard.stats.game_record.ScoredGame``).
 """
 
 from __future__ import annotations

@@ -2,15 +2,17 @@
 
 An answer is data for the judge, never part of its instructions or of its verdict. Every site
 that builds a judge prompt passes each answer, reference, question, opponent turn and quoted
-peer reply through :func:`neutralise` with its *protocol* first, so a judge that quotes the
+peer reply through ``neutralise`` with its *protocol* first, so a judge that quotes the
 answer, drops invisible characters, folds full-width letters or is cut off after a quote can
 never show a label that protocol's parsers accept, and an answer can never close its delimiter.
 
-**Recognition** runs on a canonical form of the text (:func:`canonical`): HTML entities decoded,
-each character folded by NFKC, format characters (category Cf: zero-width, soft hyphen, joiners,
-bidi controls), combining marks and fillers removed, and look-alikes of the characters a label
-is made of (``A B < > = [ ] |``) mapped to them. ``[[B\\u200b>>A]]``, ``［［B>>A］］``,
-``[[B&gt;&gt;A]]``, ``[[Β>>А]]`` (Greek and Cyrillic letters) and ``‹|…|›`` are all recognised.
+**Recognition** runs on every reading a judge may apply (``inspect_arenahard.judging.canonical``:
+entities decoded in every form ``html.unescape`` accepts, compatibility forms, accents and
+Unicode confusables of every grammar character folded, invisible, control and private-use
+characters dropped; and the same after Markdown/HTML/LaTeX is rendered). ``[[B\\u200b>>A]]``,
+``［［B>>A］］``, ``[[B&gt>>A]]``, ``[[B&#0000062;>A]]``, ``[[Β>>А]]``, ``[[B**>>**A]]``,
+``[[`B>>A`]]`` and ``‹|…|›`` are all recognised. The grammars are the parsers' own
+(``inspect_arenahard.judging.verdicts``, ``inspect_arenahard.judging.scaleeval_verdicts``).
 
 **What each protocol neutralises** (exactly what its parsers and prompt delimiters could read):
 
@@ -23,6 +25,8 @@ battle       ``verdict_label``: ``[A]``, ``[B]``, ``[Tie]`` (A and B in exact ca
 scaleeval    ``delimiter``: its headings (``[Question]``, ``[Submission 1]``, ``[Criteria]``,
              ``[User]``, ``[Speaker 2's …]``); ``scaleeval_number``: a line its parser reads
              as a verdict (``2`` alone, ``**Answer: 1**``)
+annotation   ``criteria_label``: BenchBuilder's ``Criteria Satisfied: [..]`` in a crowd
+             prompt, so a prompt cannot nominate itself as hard
 ============ ============================================================================
 
 **How** (the judge still reads what was written): the brackets of a recognised label become
@@ -33,203 +37,36 @@ characters had in the original (entity, full-width, look-alike) is replaced. Not
 changes; neutralising is idempotent and linear in the text length (only non-backtracking
 patterns and bounded scans run on the text).
 
-The rule's version is :data:`NEUTRALISE_VERSION`; bump it whenever what is recognised or how it
+The rule's version is ``NEUTRALISE_VERSION``; bump it whenever what is recognised or how it
 is rewritten changes.
 """
 
 from __future__ import annotations
 
-import html
 import re
-import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
+from typing import Iterator, Literal, Mapping, NamedTuple
 
+from inspect_arenahard.judging.canonical import READINGS, Canonical, canonical
+from inspect_arenahard.judging.canonical import SPELLINGS as SPELLINGS
 from inspect_arenahard.judging.scaleeval_verdicts import HEADING, LINE_BREAKS, LONE_NUMBER_LINE
-from inspect_arenahard.judging.verdicts import BATTLE_LABEL, LABEL_SPELLINGS
+from inspect_arenahard.judging.verdicts import (
+    BATTLE_LABEL,
+    CRITERIA_LABEL,
+    LABEL_SPELLINGS,
+    LETTERS,
+    sign_pattern,
+)
 
-NEUTRALISE_VERSION = "2"
+NEUTRALISE_VERSION = "3"
 """Version of the neutralisation rule (1: full-width look-alikes on raw text; 2: recognition on
-the canonical form, per protocol, rewritten to parentheses and spelled-out digits)."""
+the canonical form, per protocol, rewritten to parentheses and spelled-out digits; 3: the
+parsers' grammars, every entity form, Unicode confusables, controls and the rendered reading)."""
 
-Protocol = Literal["pairwise", "battle", "scaleeval"]
-PROTOCOLS: tuple[Protocol, ...] = ("pairwise", "battle", "scaleeval")
-KINDS: tuple[str, ...] = ("verdict_label", "delimiter", "scaleeval_number")
-SPELLINGS: tuple[str, ...] = ("raw", "entity", "invisible", "compatibility", "lookalike")
-"""How a recognised span was written: as the parser reads it, with HTML entities, with
-invisible characters inside, with compatibility forms (full-width, mathematical letters: NFKC
-folds them) or with look-alikes from other scripts."""
-
-# ---- canonical form ------------------------------------------------------------------------
-
-_LOOKALIKES: dict[str, str] = {
-    **dict.fromkeys(
-        "\u0391\u0410\u13aa\u15c5\ua4ee", "A"
-    ),  # Greek, Cyrillic, Cherokee, Canadian, Lisu
-    **dict.fromkeys("\u0392\u0412\u13f4\u15f7\ua4d0", "B"),
-    **dict.fromkeys("\u2039\u02c2\u1438\u2329\u3008\u27e8\u276e\u276c", "<"),
-    **dict.fromkeys("\u203a\u02c3\u1433\u232a\u3009\u27e9\u276f\u276d", ">"),
-    **dict.fromkeys("\ua4ff\u1400\u2e40\u30a0", "="),
-    **dict.fromkeys("\u2045\u27e6\u3014\u3010\u3016\u301a\u298b", "["),
-    **dict.fromkeys("\u2046\u27e7\u3015\u3011\u3017\u301b\u298c", "]"),
-    **dict.fromkeys("\u01c0\u2223\u2502\u2503\u2758\u23d0\u05c0", "|"),
-}
-"""Characters a reader takes for a label's letters and signs (beyond what NFKC folds)."""
-
-_DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})
-_SPELLING_SAMPLE = 1000
-"""Disguised spans whose spellings :meth:`Canonical.spellings` reads at most (a bound on the
-audit's work on a text with tens of thousands of them)."""
-_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u034f")
-
-
-def _fold(ch: str) -> str:
-    """One character of the canonical form: look-alike mapped, invisible removed, NFKC."""
-    if ch in _LOOKALIKES:
-        return _LOOKALIKES[ch]
-    if ch.isascii():
-        return ch
-    if ch in _FILLERS or unicodedata.category(ch) in _DROPPED_CATEGORIES:
-        return ""
-    return "".join(
-        _LOOKALIKES.get(c, c)
-        for c in unicodedata.normalize("NFKC", ch)
-        if c not in _FILLERS and unicodedata.category(c) not in _DROPPED_CATEGORIES
-    )
-
-
-def _spelling(ch: str) -> str:
-    if ch in _LOOKALIKES:
-        return "lookalike"
-    folded = _FOLD[ord(ch)]
-    return "raw" if folded == ch else "invisible" if not folded else "compatibility"
-
-
-class _FoldTable(dict[int, str]):
-    """``str.translate`` table computing each character's fold once."""
-
-    def __missing__(self, code: int) -> str:
-        value = self[code] = _fold(chr(code))
-        return value
-
-
-class _OddTable(dict[int, str]):
-    """Marks characters whose fold is not exactly one character, and ``&`` (entities)."""
-
-    def __missing__(self, code: int) -> str:
-        value = self[code] = "\x01" if code != 0x26 and len(_FOLD[code]) == 1 else "\x00"
-        return value
-
-
-_FOLD = _FoldTable()
-_ODD = _OddTable()
-_ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};)")
-
-
-@dataclass(frozen=True)
-class Canonical:
-    """The canonical form of a text and the map from its characters back to the original.
-
-    Segments ``i`` cover canonical ``[starts[i], starts[i+1])`` and original
-    ``[origins[i], ends[i])``; an ``exact`` segment maps character for character.
-    """
-
-    text: str
-    source: str
-    starts: list[int]
-    origins: list[int]
-    ends: list[int]
-    exact: list[bool]
-
-    def origin(self, index: int) -> tuple[int, int]:
-        """Original span of canonical character ``index``."""
-        k = bisect_right(self.starts, index) - 1
-        if self.exact[k]:
-            at = self.origins[k] + index - self.starts[k]
-            return at, at + 1
-        return self.origins[k], self.ends[k]
-
-    def span(self, start: int, end: int) -> tuple[int, int]:
-        """Original span of canonical ``[start, end)`` (invisible characters inside included)."""
-        return self.origin(start)[0], self.origin(end - 1)[1]
-
-    def spellings(self, spans: Iterable[tuple[int, int]]) -> set[str]:
-        """How the canonical ``(start, end)`` spans were spelled in the original: ``raw`` for a
-        span written as the parser reads it, else what disguised it (:data:`SPELLINGS`)."""
-        if self.text == self.source:
-            return {"raw"}
-        found: set[str] = set()
-        disguised: list[str] = []
-        for start, end in spans:
-            lo, hi = self.span(start, end)
-            if self.source[lo:hi] == self.text[start:end]:
-                found.add("raw")
-            else:
-                disguised.append(self.source[lo:hi])
-            if len(disguised) >= _SPELLING_SAMPLE:
-                break  # bounded work: the spellings of the first disguised spans stand for all
-
-        if disguised:
-            joined = "\n".join(disguised)
-            if any(_changes(m) for m in _ENTITY.finditer(joined)):
-                found.add("entity")
-            found |= {_spelling(ch) for ch in set(_ENTITY.sub("", joined))} - {"raw"}
-        return found
-
-
-@lru_cache(maxsize=4096)
-def _decoded(entity: str) -> str | None:
-    """The character(s) an entity stands for, or None when it is not one."""
-    text = html.unescape(entity)
-    return None if text == entity else text
-
-
-def _changes(match: re.Match[str]) -> bool:
-    return _decoded(match.group(0)) is not None
-
-
-def canonical(text: str) -> Canonical:
-    """``text`` with entities decoded and every character folded (module docstring), mapped."""
-    marks = text.translate(_ODD)
-    starts: list[int] = []
-    origins: list[int] = []
-    ends: list[int] = []
-    exact: list[bool] = []
-    pieces: list[str] = []
-    size = pos = 0
-
-    def add(piece: str, origin: int, end: int, is_exact: bool) -> None:
-        nonlocal size
-        if piece:
-            starts.append(size)
-            origins.append(origin)
-            ends.append(end)
-            exact.append(is_exact)
-            pieces.append(piece)
-            size += len(piece)
-
-    for odd in re.finditer("\x00", marks):
-        at = odd.start()
-        if at < pos:  # inside an entity already decoded
-            continue
-        add(text[pos:at].translate(_FOLD), pos, at, True)
-        entity = _ENTITY.match(text, at) if text[at] == "&" else None
-        decoded = _decoded(entity.group(0)) if entity is not None else None
-        if entity is not None and decoded is not None:
-            add(decoded.translate(_FOLD), at, entity.end(), False)
-            pos = entity.end()
-        else:
-            folded = _FOLD[ord(text[at])]
-            add(folded, at, at + 1, len(folded) == 1)
-            pos = at + 1
-    add(text[pos:].translate(_FOLD), pos, len(text), True)
-    return Canonical(
-        "".join(pieces), text, starts or [0], origins or [0], ends or [0], exact or [True]
-    )
-
-
+Protocol = Literal["pairwise", "battle", "scaleeval", "annotation"]
+PROTOCOLS: tuple[Protocol, ...] = ("pairwise", "battle", "scaleeval", "annotation")
+KINDS: tuple[str, ...] = ("verdict_label", "delimiter", "scaleeval_number", "criteria_label")
 # ---- recognisers on the canonical form -----------------------------------------------------
 
 
@@ -262,13 +99,10 @@ _MARKER_REWRITE = Rewrite(re.compile(r"[<>|]"), {"<": "(", ">": ")", "|": ""})
 _DIGIT_WORDS = Rewrite(re.compile(r"[012]"), {"0": "zero", "1": "one", "2": "two"})
 
 
-_LETTERS = "".join(sorted({ch for s in LABEL_SPELLINGS for ch in (s[0], s[-1])}))
-_SIGN = "|".join(
-    r"\s*+".join(map(re.escape, sign))
-    for sign in sorted({s[1:-1] for s in LABEL_SPELLINGS}, key=len, reverse=True)
-)
+_LETTERS = LETTERS
+_SIGN = sign_pattern(r"\s*+")
 _CORE = re.compile(rf"[{_LETTERS}]\s*+(?:{_SIGN})\s*+[{_LETTERS}]")
-"""A five-point label without brackets (internal spaces allowed); :data:`_LABEL_ENDS` filters
+"""A five-point label without brackets (internal spaces allowed); ``_LABEL_ENDS`` filters
 the letter pairs the parser reads."""
 _LAST_CORE = re.compile(rf"[{_LETTERS}]\s*+(?:{_SIGN})\s*+")
 """The last label of a chain, read backwards up to its first letter (the signs read the same
@@ -337,11 +171,35 @@ def _lone_numbers(text: str) -> Iterator[Finding]:
             yield Finding("scaleeval_number", match.start(), match.end(), _DIGIT_WORDS)
 
 
+def _criteria(text: str) -> Iterator[Finding]:
+    for match in CRITERIA_LABEL.finditer(text):
+        yield Finding("criteria_label", match.start(), match.end(), _BRACKETS)
+
+
 _RECOGNISERS = {
     "pairwise": (_five_point, _markers),
     "battle": (_battle, _markers),
     "scaleeval": (_headings, _lone_numbers),
+    "annotation": (_criteria,),
 }
+
+
+_JUDGE_ONLY = (
+    ("verdict_label", _five_point),
+    ("delimiter", _markers),
+    ("battle_label", _battle),
+    ("scaleeval_heading", _headings),
+    ("scaleeval_verdict", _lone_numbers),
+)
+
+
+def judge_only(text: Canonical) -> Iterator[tuple[str, Finding]]:
+    """Every span of the canonical ``text`` that a judge of any protocol writes, named for the
+    audit (``verdict_label`` and ``delimiter`` as pairwise, ``battle_label``,
+    ``scaleeval_heading``, ``scaleeval_verdict``)."""
+    for name, recognise in _JUDGE_ONLY:
+        for f in recognise(text.text):
+            yield name, f
 
 
 def findings(text: Canonical, protocol: Protocol) -> list[Finding]:
@@ -373,13 +231,6 @@ class Neutralised:
         return {"total": self.total, **{k: v for k, v in self.spans.items() if v}}
 
 
-def _counts(found: list[Finding]) -> dict[str, int]:
-    counts = dict.fromkeys(KINDS, 0)
-    for f in found:
-        counts[f.kind] += 1
-    return counts
-
-
 def _rewritten(text: str, found: list[Finding]) -> str:
     """``text`` with every finding rewritten, where the canonical form is ``text`` itself."""
     found = sorted(found, key=lambda f: f.start) if len(found) > 1 else found
@@ -399,39 +250,70 @@ def _rewritten(text: str, found: list[Finding]) -> str:
     return "".join(pieces)
 
 
+_RENDERED_ONLY = re.compile(r"[*_`~^{}$<\\]")
+"""A text without these characters reads the same rendered as plain."""
+
+
+def _differs(reading: str, text: str) -> bool:
+    """Whether ``reading`` can recognise something in ``text`` that the plain one does not:
+    only an entity can merge characters the parser reads as written, and only markup renders."""
+    if reading == "raw":
+        return "&" in text
+    return reading == "plain" or _RENDERED_ONLY.search(text) is not None
+
+
+def readings(text: str) -> Iterator[Canonical]:
+    """``text`` in every reading that can differ (``inspect_arenahard.judging.canonical.READINGS``)."""
+    for reading in READINGS:
+        if _differs(reading, text):
+            yield canonical(text, reading)
+
+
 def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
-    """``text`` as ``protocol``'s judge may see it (see the module docstring for the rule)."""
-    canon = canonical(text)
-    spans = dict.fromkeys(KINDS, 0)
-    found = findings(canon, protocol)
-    if found and canon.text == text:  # every character maps to itself: rewrite in place
-        return Neutralised(_rewritten(text, found), _counts(found))
-    chars: list[str] = []  # the original, one cell per character, once something changes
+    """``text`` as ``protocol``'s judge may see it (see the module docstring for the rule):
+    recognised in the plain reading, then what rendering Markdown/HTML would still show."""
+    counts = dict.fromkeys(KINDS, 0)
+    for reading in READINGS:
+        if not _differs(reading, text):
+            continue  # reads as the plain reading
+        canon = canonical(text, reading)  # of the text as the previous reading left it
+        found = findings(canon, protocol)
+        for f in found:
+            counts[f.kind] += 1
+        if found:
+            text = _rewritten(text, found) if canon.text == text else _mapped(canon, found)
+    return Neutralised(text, counts)
+
+
+def _mapped(canon: Canonical, found: list[Finding]) -> str:
+    """The original of ``canon`` with every finding rewritten where it was written."""
+    text = canon.source
+    chars = list(text)  # the original, one cell per character
     odd: dict[int, dict[int, str]] = {}  # segment → {canonical index: replacement}
     starts, origins, exact = canon.starts, canon.origins, canon.exact
     for f in found:
-        spans[f.kind] += 1
         into = f.rewrite.into
         k = bisect_right(starts, f.start) - 1
         for m in f.rewrite.targets.finditer(canon.text, f.start, f.end):
             i = m.start()
             while k + 1 < len(starts) and starts[k + 1] <= i:
                 k += 1
-            if not chars:
-                chars = list(text)
             if exact[k]:
                 chars[origins[k] + i - starts[k]] = into[m.group()]
             else:
                 odd.setdefault(k, {})[i] = into[m.group()]
-    if not chars:
-        return Neutralised(text, spans)
     for k, replace in odd.items():
         # an entity or an expanding character: its canonical text, rewritten, in its first cell
         end = starts[k + 1] if k + 1 < len(starts) else len(canon.text)
         piece = canon.text[starts[k] : end]
-        chars[origins[k]] = "".join(replace.get(starts[k] + n, ch) for n, ch in enumerate(piece))
-        chars[origins[k] + 1 : canon.ends[k]] = [""] * (canon.ends[k] - origins[k] - 1)
-    return Neutralised("".join(chars), spans)
+        rewritten = "".join(replace.get(starts[k] + n, ch) for n, ch in enumerate(piece))
+        if text.endswith(piece, origins[k], canon.ends[k]):  # an escape (``\\]``): keep its mark
+            cells = [rewritten, *[""] * (len(piece) - 1)]
+            chars[canon.ends[k] - len(piece) : canon.ends[k]] = cells
+        else:
+            chars[origins[k]] = rewritten
+            chars[origins[k] + 1 : canon.ends[k]] = [""] * (canon.ends[k] - origins[k] - 1)
+    return "".join(chars)
 
 
 def neutralise_all(

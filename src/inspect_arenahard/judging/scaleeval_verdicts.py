@@ -1,9 +1,9 @@
 """ScaleEval's verdict grammar: a reply ends with ``1``, ``2`` or ``0`` alone on a line.
 
 Pure functions (no Inspect imports). The grammar is written once, here, as patterns: the debate
-parses replies with :func:`parse_number`, and :mod:`inspect_arenahard.judging.integrity` finds
-the lines and headings a submission could forge with :data:`LONE_NUMBER_LINE` and
-:data:`HEADING`, so the parser and the neutraliser cannot disagree about whitespace, case or
+parses replies with ``parse_number``, and ``inspect_arenahard.judging.integrity`` finds
+the lines and headings a submission could forge with ``LONE_NUMBER_LINE`` and
+``HEADING``, so the parser and the neutraliser cannot disagree about whitespace, case or
 spelling. Every pattern is possessive (nothing is scanned twice).
 """
 
@@ -29,7 +29,7 @@ LONE_NUMBER = re.compile(_LONE, re.IGNORECASE)
 """A line that is only a verdict number: quotes, bold, brackets, any spaces, a trailing period
 or an ``Answer:`` prefix allowed (``fullmatch`` on one line)."""
 LONE_NUMBER_LINE = re.compile(rf"(?m)^{_LONE}$", re.IGNORECASE)
-""":data:`LONE_NUMBER` on every line of a text whose line breaks are ``\\n``."""
+"""``LONE_NUMBER`` on every line of a text whose line breaks are ``\\n``."""
 _HEADING_WORDS = (
     r"\s*+(?:Question|Submission(?:\s*+\d++)?|Criteria|User|Speaker\s*+\d++[^\]\n]{0,80}+)\s*+\]"
 )
@@ -40,7 +40,7 @@ as the template writes it anywhere, and in any case at a line's start (``As a [u
 
 
 def lone_number(line: str) -> str | None:
-    """``1``, ``2`` or ``0`` when the line is only that number (:data:`LONE_NUMBER`)."""
+    """``1``, ``2`` or ``0`` when the line is only that number (``LONE_NUMBER``)."""
     match = LONE_NUMBER.fullmatch(line)
     return match.group(1) if match else None
 

@@ -1,7 +1,10 @@
 """Reading a verdict label out of a judge's text: pairwise labels, and Auto-Arena battle labels.
 
 Pure functions (no Inspect imports) used by the judge scorer and the importer; what a label is
-worth is :mod:`inspect_arenahard.stats.verdict_points`.
+worth is ``inspect_arenahard.stats.verdict_points``. The grammar is written once, here:
+``LETTERS``, ``sign_pattern``, the brackets and the whitespace class ``\\s`` build both
+the parser's patterns and what ``inspect_arenahard.judging.integrity`` recognises (the same
+labels, also with spaces between their characters), so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -12,11 +15,27 @@ from inspect_arenahard.stats.verdict_points import SPELLINGS
 
 LABEL_SPELLINGS: tuple[str, ...] = tuple(SPELLINGS)
 """Every spelling the parser accepts inside its brackets (canonical and mirrored)."""
-_ALTERNATION = "|".join(re.escape(k) for k in sorted(SPELLINGS, key=len, reverse=True))
-_DOUBLE = re.compile(rf"\[\[\s*({_ALTERNATION})\s*\]\]")
-_SINGLE = re.compile(rf"(?<!\[)\[\s*({_ALTERNATION})\s*\](?!\])")
+LETTERS = "".join(sorted({s[0] for s in SPELLINGS} | {s[-1] for s in SPELLINGS}))
+"""The letters a label compares."""
+_SIGNS = sorted({s[1:-1] for s in SPELLINGS}, key=len, reverse=True)
 
-BATTLE_LABEL = re.compile(r"\[\s*(A|B|[Tt][Ii][Ee])\s*\]")
+
+def sign_pattern(space: str = "") -> str:
+    """The comparison signs as an alternation, ``space`` allowed between their characters."""
+    return "|".join(space.join(map(re.escape, sign)) for sign in _SIGNS)
+
+
+_ALTERNATION = "|".join(re.escape(k) for k in sorted(SPELLINGS, key=len, reverse=True))
+_DOUBLE = re.compile(rf"\[\[\s*+({_ALTERNATION})\s*+\]\]")
+_SINGLE = re.compile(rf"(?<!\[)\[\s*+({_ALTERNATION})\s*+\](?!\])")
+
+CRITERIA_LABEL = re.compile(
+    r"criteria\s++satisfied\s*+\**+\s*+:\s*+\**+\s*+\[([^\[\]]*+)\]", re.IGNORECASE
+)
+"""BenchBuilder's annotation verdict: ``Criteria Satisfied: [1, 2, 4]`` (bold allowed); read by
+``inspect_arenahard.curate.annotate.parse_criteria`` and neutralised in crowd prompts."""
+
+BATTLE_LABEL = re.compile(r"\[\s*+(A|B|[Tt][Ii][Ee])\s*+\]")
 """An Auto-Arena battle verdict: ``[A]``, ``[B]`` (exact case: ``d[a]`` in code is no verdict)
 or ``[Tie]`` (any case)."""
 

@@ -5,8 +5,8 @@ arena-hard-auto judgments into them, and battle files ranked like them.
 # Public names: the modules (the package itself defines none of its own).
 __all__ = [
     "battle_files",
+    "card_items",
     "importer",
-    "judge_cards",
     "ranked_games",
     "reader",
 ]

@@ -1,7 +1,7 @@
 """The games a ranking command reads from judge logs, and what it tells the user about them.
 
 Every command that ranks logs (``leaderboard``, ``metrics``, ``judges``, ``power``, ``report``)
-reads them through :func:`read_log_games`: partial, replaced, ignored and damaged logs are listed
+reads them through ``read_log_games``: partial, replaced, ignored and damaged logs are listed
 on stderr with one summary line, finding no judged game is an error that says why, and games
 judged under different verdict-changing settings, or by a judge whose canary verdicts drifted
 between runs, are refused unless pooled on purpose.
@@ -40,7 +40,7 @@ def read_ranked_logs(
     paths: Sequence[str | Path], pool_settings: bool = False, on_sample: SampleReader | None = None
 ) -> RankedLogs:
     """The games of ``paths`` as a ranking reads them (see the module docstring); ``on_sample``
-    is handed every full sample of the same read (:func:`inspect_arenahard.logs.reader.read_games`)."""
+    is handed every full sample of the same read (``inspect_arenahard.logs.reader.read_games``)."""
     result = read_games(paths, on_sample)
     for note in result.notes():
         print(note, file=sys.stderr)
@@ -55,7 +55,7 @@ def read_ranked_logs(
 def read_log_games(
     paths: Sequence[str | Path], pool_settings: bool = False, runs: list[Run] | None = None
 ) -> tuple[list[GameRecord], list[str]]:
-    """Game records and the verdict settings they differ on (:func:`read_ranked_logs`);
+    """Game records and the verdict settings they differ on (``read_ranked_logs``);
     ``runs`` receives the runs read."""
     ranked = read_ranked_logs(paths, pool_settings)
     if runs is not None:

@@ -87,14 +87,14 @@ class Run:
     skipped_samples: int = 0
     """Samples adaptive judging did not need (no model or judge call; not games, not failures)."""
     adaptive: dict[str, Any] | None = None
-    """Adaptive judging's rule and outcome (:attr:`Header.adaptive`)."""
+    """Adaptive judging's rule and outcome (``Header.adaptive``)."""
     canary_games: int = 0
-    """Canary games of this log (:mod:`inspect_arenahard.evaluate.canaries`): never ranked."""
+    """Canary games of this log (``inspect_arenahard.evaluate.canaries``): never ranked."""
 
 
 @dataclass
 class LogGames:
-    """Game records (:class:`inspect_arenahard.stats.game_record.GameRecord`) plus what was skipped."""
+    """Game records (``inspect_arenahard.stats.game_record.GameRecord``) plus what was skipped."""
 
     games: list[GameRecord] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
@@ -105,7 +105,7 @@ class LogGames:
     """(path, reason) for logs that are not arenahard judge logs or cannot be read at all."""
     canaries: list[GameRecord] = field(default_factory=list)
     """Canary games of every run read (``canary`` true), kept apart from ``games``: they are
-    never ranked, and each run keeps its own (drift compares runs, :mod:`inspect_arenahard.stats.drift`)."""
+    never ranked, and each run keeps its own (drift compares runs, ``inspect_arenahard.stats.drift``)."""
 
     @property
     def superseded(self) -> list[tuple[Run, Run]]:
@@ -127,7 +127,7 @@ class LogGames:
         return [run for run in self.runs if run.games > run.replaced]
 
     def counts(self) -> dict[str, int]:
-        """The figures of :meth:`summary`."""
+        """The figures of ``summary``."""
         return {
             "read": len(self.games),
             "replaced": sum(run.replaced for run in self.runs),
@@ -203,14 +203,14 @@ class Header:
     """Arena-Hard version the run scored (task metadata ``arenahard_version``); it picks the
     official scoring rules."""
     adaptive: dict[str, Any] | None = None
-    """Adaptive judging (:mod:`inspect_arenahard.evaluate.adaptive`): the rule (task metadata
+    """Adaptive judging (``inspect_arenahard.evaluate.adaptive``): the rule (task metadata
     ``adaptive``), the ``anytime_interval`` metrics (``judged``, ``stopped_at``, ``lower``,
     ``upper``) and the skip counts (``answered``, ``skipped``, ``skipped_by_reason``)."""
     registry_name: str = ""
     """The task's registry name (``inspect_arenahard/arenahard`` …)."""
     settings: str = ""
     """The verdict-changing judge settings of the run, as canonical JSON (see
-    :data:`VERDICT_SETTINGS`); every game of the run carries them."""
+    ``VERDICT_SETTINGS``); every game of the run carries them."""
 
     @property
     def recency(self) -> tuple[str, str, float]:
@@ -424,14 +424,14 @@ def _sortable(key: tuple[Any, ...]) -> tuple[str, ...]:
 
 
 SKIPPED_SAMPLE: list[GameRecord] = []
-"""What :func:`_sample_games` returns for a sample adaptive judging skipped (compared by identity)."""
+"""What ``_sample_games`` returns for a sample adaptive judging skipped (compared by identity)."""
 
 
 def _sample_games(
     path: str, header: Header, summary: dict[str, Any], run: Run
 ) -> list[GameRecord] | None:
     """The games of one sample summary, None when it has no judge score, or
-    :data:`SKIPPED_SAMPLE` when adaptive judging did not need it."""
+    ``SKIPPED_SAMPLE`` when adaptive judging did not need it."""
     score = find_score(summary.get("scores"), *GAME_SCORERS)
     if not isinstance(score, dict) or not score.get("metadata"):
         return None
@@ -514,7 +514,7 @@ def check_settings(games: Sequence[GameRecord], pool: bool = False) -> list[str]
 
 def check_drift(result: LogGames, pool: bool = False) -> list[str]:
     """Runs pooled under one judge name whose canary verdicts differ beyond chance
-    (:mod:`inspect_arenahard.stats.drift`), each later run against the judge's first.
+    (``inspect_arenahard.stats.drift``), each later run against the judge's first.
 
     Refused with one line naming the runs and how many canary games disagree, unless ``pool``:
     then one label per drifted run is returned so that every output can say so."""

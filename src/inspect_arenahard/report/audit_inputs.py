@@ -1,8 +1,8 @@
 """What ``arenahard audit`` reads: every model's answers from judge logs (or answer files), and
 probe results per judge from ``arenahard_probes`` logs. The checks themselves are pure functions
-in :mod:`inspect_arenahard.report.audit_checks`.
+in ``inspect_arenahard.report.audit_checks``.
 
-Sample records are read straight from ``.eval`` archives as JSON (as :mod:`inspect_arenahard.logs.reader`
+Sample records are read straight from ``.eval`` archives as JSON (as ``inspect_arenahard.logs.reader``
 reads summaries), with Inspect's reader as the fallback for ``.json`` logs.
 """
 
@@ -91,7 +91,7 @@ def _sample(raw: dict[str, Any]) -> tuple[str | None, AuditedAnswer]:
 @dataclass
 class AnswerReader:
     """Audit samples per log, taken from the samples a pass over the logs hands over
-    (:data:`inspect_arenahard.logs.reader.SampleReader`), so the audit needs no read of its own."""
+    (``inspect_arenahard.logs.reader.SampleReader``), so the audit needs no read of its own."""
 
     by_log: dict[str, list[tuple[str | None, str, int, AuditedAnswer]]] = field(
         default_factory=dict
@@ -136,7 +136,7 @@ def read_model_samples(
     paths: Sequence[str | Path],
 ) -> tuple[dict[str, list[AuditedAnswer]], list[str]]:
     """Audit samples per model from every judge log under ``paths``, and notes
-    (:meth:`AnswerReader.by_model`)."""
+    (``AnswerReader.by_model``)."""
     answers = AnswerReader()
     return answers.by_model(read_games(paths, answers))
 
@@ -221,7 +221,7 @@ def audit_answers(
 
 
 def model_flags(paths: Sequence[str | Path]) -> dict[str, list[str]]:
-    """Flags per model for the leaderboard's ``flags`` column (:func:`flags_of`)."""
+    """Flags per model for the leaderboard's ``flags`` column (``flags_of``)."""
     return flags_of(audit_samples(*read_model_samples(paths)))
 
 

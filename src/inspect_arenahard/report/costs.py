@@ -6,7 +6,7 @@ Every model call Inspect makes is a ``model`` event carrying its role (``judge``
 from Inspect's cache (``cache: read``) are counted apart: they cost nothing. A call without a
 recorded cost is priced from a table of list prices (``PRICES``, overridable with a file in the
 format of Inspect's ``--model-cost-config``); a call that neither covers is counted as unpriced,
-never as free. Calls made for canary games (:mod:`inspect_arenahard.evaluate.canaries`) are
+never as free. Calls made for canary games (``inspect_arenahard.evaluate.canaries``) are
 counted under their role with `` (canaries)`` appended: a fixed cost per run, never cached.
 """
 
@@ -124,7 +124,7 @@ class RunCost:
     judged_samples: int = 0
     """Samples answered and judged (adaptive runs only; 0 otherwise)."""
     skipped_samples: int = 0
-    """Samples adaptive judging did not need (:mod:`inspect_arenahard.evaluate.adaptive`)."""
+    """Samples adaptive judging did not need (``inspect_arenahard.evaluate.adaptive``)."""
 
     def by_role(self) -> dict[str, Usage]:
         """Usage per role, summed over the models that served it."""
@@ -191,7 +191,7 @@ class CostReport:
         return _sum(self.per_model().get(model, {}).values())
 
     def saved_by_role(self, model: str | None = None) -> dict[str, Usage]:
-        """Estimated usage adaptive judging did not spend (:meth:`RunCost.saved`), per role, over
+        """Estimated usage adaptive judging did not spend (``RunCost.saved``), per role, over
         the runs kept (of one model under test, or all)."""
         out: dict[str, Usage] = defaultdict(Usage)
         for run in self.runs:
@@ -350,7 +350,7 @@ def _add_event(
     canary: bool = False,
 ) -> None:
     """Count one ``model`` event under its role and serving model (a canary's under the role
-    with :data:`CANARY_ROLE_SUFFIX`: a judge's fixed cost per run, shown on its own line)."""
+    with ``CANARY_ROLE_SUFFIX``: a judge's fixed cost per run, shown on its own line)."""
     role = (event.get("role") or MODEL_ROLE) + (CANARY_ROLE_SUFFIX if canary else "")
     served = str(event.get("model"))
     _add_call(roles.setdefault(role, {}).setdefault(served, Usage()), served, event, prices)
@@ -429,7 +429,7 @@ def sample_model_events(path: str) -> Iterable[tuple[dict[str, Any], bool]]:
 @dataclass
 class UsageReader:
     """Usage per log, counted from the samples a pass over the logs hands over
-    (:data:`inspect_arenahard.logs.reader.SampleReader`), so costs need no read of their own."""
+    (``inspect_arenahard.logs.reader.SampleReader``), so costs need no read of their own."""
 
     prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: PRICES)
     roles_by_log: dict[str, dict[str, dict[str, Usage]]] = field(default_factory=dict)

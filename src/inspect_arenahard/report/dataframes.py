@@ -137,16 +137,25 @@ def leaderboard_df(
 ) -> pd.DataFrame:
     """One row per model and table, the records ``arenahard leaderboard --json`` writes for the
     same ``options`` (the same ranking service): ``category`` (``all`` for the pooled table,
-    ``combined`` for the v2.0 combined score), score, interval, ``n`` in games and ``ci_method``."""
+    ``combined`` for the v2.0 combined score), score, interval, ``n`` in games, ``ci_method`` and
+    who judged each row (``judges``, ``judge_flags``, ``self_judged``, ``comparable_group`` …);
+    ``df.attrs["judge_notes"]`` holds the warnings the printed table ends with (split or partial
+    judges, flagged judges)."""
     import pandas as pd
 
     from inspect_arenahard.report.leaderboard_tables import POOLED, records
 
     games, notes = _read(logs)
-    tables = rank(games, options).tables
+    ranking = rank(games, options)
+    judging = ranking.judgings()
     frame = pd.DataFrame(
-        [{"category": t.category or POOLED, **r} for t in tables for r in records([t])]
+        [
+            {"category": t.category or POOLED, **r}
+            for t in ranking.tables
+            for r in records([t], judging=judging)
+        ]
     )
     frame.attrs["notes"] = notes
-    frame.attrs["interval"] = [t.interval for t in tables]
+    frame.attrs["interval"] = [t.interval for t in ranking.tables]
+    frame.attrs["judge_notes"] = [n for j in judging.values() for n in j.notes()]
     return frame

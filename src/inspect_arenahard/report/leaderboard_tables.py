@@ -10,7 +10,14 @@ and ``style_anchor``, and in JSON ``style_coefficients`` (each feature's log-odd
 CI), so a style-controlled table can never pass for a plain one; an official bootstrap of one-step
 refits adds ``bootstrap_refits: "one-step"``. Callers add per-model columns
 (``extra`` in records, ``columns`` in tables): ``arenahard audit``'s ``flags`` and, with ``--cost``,
-the cost columns of :func:`inspect_arenahard.report.costs.usage_columns`.
+the cost columns of ``inspect_arenahard.report.costs.usage_columns``.
+
+Tables ranked from judge logs also say who judged whom (``judging``, from
+``inspect_arenahard.stats.ranking.Ranking.judgings``): records gain ``judges`` (judge → games),
+``judge_flags``, ``self_judged``, ``comparable_group``, ``shared_judge_share`` and
+``interval_meaningful``; printed tables gain a ``judged by`` column, a ``judge flags`` column when
+a row has one, and, when the judges split the models into groups that share no judge, a ``group``
+column with ranks within each group.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any
 from inspect_arenahard.files import outputs
 from inspect_arenahard.stats.bt import DEGENERATE_TIE
 from inspect_arenahard.stats.estimates import Leaderboard
+from inspect_arenahard.stats.judge_coverage import ModelJudging, TableJudging
 from inspect_arenahard.stats.style_control import ANCHOR_MEANING
 
 POOLED = "all"
@@ -34,29 +42,43 @@ Extra = Mapping[str, Mapping[str, Any]]
 """Model → fields added to its records (e.g. ``flags``, cost); models missing get none."""
 Columns = Mapping[str, Mapping[str, str]]
 """Column name → model → cell text, added to printed tables; models missing show ``-``."""
+Judging = Mapping[str | None, TableJudging]
+"""A table's category → who judged its rows (tables missing have no judge names)."""
 
 
 def records(
-    tables: Sequence[Leaderboard], extra: Extra | None = None, coefficients: bool = False
+    tables: Sequence[Leaderboard],
+    extra: Extra | None = None,
+    coefficients: bool = False,
+    judging: Judging | None = None,
 ) -> list[dict[str, Any]]:
     """Rows of all tables as flat records; non-finite numbers become None (valid JSON).
 
     ``extra`` adds fields per model after the leaderboard's own; ``coefficients`` adds each
-    style-controlled record's ``style_coefficients`` (nested: JSON only).
+    style-controlled record's ``style_coefficients`` (nested: JSON only); ``judging`` each row's
+    judges and judge flags.
     """
     out = []
     for table in tables:
         style = _style_fields(table, coefficients)
+        rows_judging = _rows_judging(table, judging)
         for row in table.rows:
             record = {k: _finite(v) for k, v in row.record().items()} | style
             record["ci_method"] = table.ci_method
             if table.one_step:  # the official bootstrap's rounds are one-step refits
                 record["bootstrap_refits"] = "one-step"
+            if row.model in rows_judging:
+                record |= rows_judging[row.model].record()
             record |= (extra or {}).get(row.model, {})
             out.append(
                 {"category": table.category or POOLED, **record} if len(tables) > 1 else record
             )
     return out
+
+
+def _rows_judging(table: Leaderboard, judging: Judging | None) -> dict[str, ModelJudging]:
+    found = (judging or {}).get(table.category)
+    return found.rows if found is not None else {}
 
 
 def _finite(value: Any) -> Any:
@@ -87,16 +109,26 @@ def style_label(table: Leaderboard) -> str | None:
     )
 
 
-def write_json(path: str | Path, tables: Sequence[Leaderboard], extra: Extra | None = None) -> None:
+def write_json(
+    path: str | Path,
+    tables: Sequence[Leaderboard],
+    extra: Extra | None = None,
+    judging: Judging | None = None,
+) -> None:
     """The records with their style coefficients, as JSON; announced with ``wrote``."""
-    outputs.write_json(path, records(tables, extra, coefficients=True))
+    outputs.write_json(path, records(tables, extra, coefficients=True, judging=judging))
 
 
-def write_csv(path: str | Path, tables: Sequence[Leaderboard], extra: Extra | None = None) -> None:
-    """The records as CSV (lists joined with ``;``); announced with ``wrote``."""
+def write_csv(
+    path: str | Path,
+    tables: Sequence[Leaderboard],
+    extra: Extra | None = None,
+    judging: Judging | None = None,
+) -> None:
+    """The records as CSV (lists joined with ``;``, mappings as ``key=value;…``); announced
+    with ``wrote``."""
     rows = [
-        {k: ";".join(v) if isinstance(v, list) else v for k, v in r.items()}
-        for r in records(tables, extra)
+        {k: _csv_cell(v) for k, v in r.items()} for r in records(tables, extra, judging=judging)
     ]
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
         fields = list(dict.fromkeys(k for row in rows for k in row)) or [
@@ -108,9 +140,47 @@ def write_csv(path: str | Path, tables: Sequence[Leaderboard], extra: Extra | No
     outputs.wrote(path)
 
 
-def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, list):
+        return ";".join(map(str, value))
+    if isinstance(value, dict):
+        return ";".join(f"{k}={v}" for k, v in value.items())
+    return value
+
+
+def judged_by(row: ModelJudging, judging: TableJudging) -> str:
+    """A compact ``judged by`` cell: ``gpt-4o 258``, or ``all 3 judges`` for a row every judge
+    of a pooled table scored."""
+    if len(judging.judges) > 1 and set(row.judges) == set(judging.judges):
+        return f"all {len(judging.judges)} judges"
+    return ", ".join(f"{j} {n}" for j, n in row.judges.items()) or "-"
+
+
+def judging_columns(table: Leaderboard, judging: Judging | None) -> dict[str, dict[str, str]]:
+    """The printed ``group`` (split judges only), ``judged by`` and (when any row has one)
+    ``judge flags`` columns of a table."""
+    found = (judging or {}).get(table.category)
+    if found is None:
+        return {}
+    columns: dict[str, dict[str, str]] = {}
+    if found.split:
+        columns["group"] = {
+            m: "all" if r.group is None else str(r.group) for m, r in found.rows.items()
+        }
+    columns["judged by"] = {m: judged_by(r, found) for m, r in found.rows.items()}
+    flags = {m: r.flag_cell() for m, r in found.rows.items()}
+    if any(flags.values()):
+        columns["judge flags"] = flags
+    return columns
+
+
+def format_table(
+    table: Leaderboard, columns: Columns | None = None, judging: Judging | None = None
+) -> str:
     """One table with its heading, style coefficients and notes; ``columns`` adds text columns
-    (name → model → cell, e.g. ``flags``, ``cost``)."""
+    (name → model → cell, e.g. ``flags``, ``cost``), ``judging`` who judged each row (and, when
+    the judges split the models, ranks within each group)."""
+    found = (judging or {}).get(table.category)
     pct = f"{table.ci * 100:g}%"
     heading = [
         f"category: {table.category or POOLED}",
@@ -124,11 +194,17 @@ def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
         heading.append(
             f"judge{'s pooled' if len(table.judges) > 1 else ''}: {', '.join(table.judges)}"
         )
-    columns = columns or {}
+    columns = {**(columns or {}), **judging_columns(table, judging)}
     header = ("rank", "model", "score", "lower", "upper", "n", "avg tokens", "excluded", *columns)
+    rows = list(table.rows)
+    ranks = {row.model: str(i) for i, row in enumerate(rows, 1)}
+    if found is not None and found.split:  # never one rank order across groups
+        within = found.group_ranks(row.model for row in rows)
+        ranks = {row.model: str(within.get(row.model, "-")) for row in rows}
+        rows.sort(key=lambda row: group_order(found, row.model))
     body = [
         (
-            str(rank),
+            ranks[row.model],
             row.model + (" (baseline)" if row.model == table.baseline else ""),
             f"{row.score:.1f}",
             f"{row.lower:.1f}",
@@ -138,14 +214,16 @@ def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
             str(row.excluded),
             *(cells.get(row.model) or "-" for cells in columns.values()),
         )
-        for rank, row in enumerate(table.rows, 1)
+        for row in rows
     ]
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     lines = [" | ".join(heading)]
     for cells in [header, *body]:
         lines.append(
             "  ".join(
-                c.ljust(w) if header[i] in ("model", "flags") else c.rjust(w)
+                c.ljust(w)
+                if header[i] in ("model", "flags", "judged by", "judge flags")
+                else c.rjust(w)
                 for i, (c, w) in enumerate(zip(cells, widths))
             ).rstrip()
         )
@@ -171,7 +249,15 @@ def format_table(table: Leaderboard, columns: Columns | None = None) -> str:
             f"note: some models won or lost all their battles; ties of {DEGENERATE_TIE} battles were added "
             "to one-sided pairs to keep the scores finite"
         )
+    if found is not None:
+        lines += found.notes()
     return "\n".join(lines)
+
+
+def group_order(judging: TableJudging, model: str) -> int:
+    """Anchors (in every group) first, then each group's rows together, best first."""
+    row = judging.rows.get(model)
+    return 0 if row is None or row.group is None else row.group
 
 
 def exclusions_note(table: Leaderboard) -> str:
@@ -184,9 +270,11 @@ def exclusions_note(table: Leaderboard) -> str:
     return f"{table.exclusions.describe()} ({rule})"
 
 
-def format_tables(tables: Sequence[Leaderboard], columns: Columns | None = None) -> str:
+def format_tables(
+    tables: Sequence[Leaderboard], columns: Columns | None = None, judging: Judging | None = None
+) -> str:
     """Several tables as text, one after another."""
-    return "\n\n".join(format_table(t, columns) for t in tables)
+    return "\n\n".join(format_table(t, columns, judging) for t in tables)
 
 
 def plot_forest(path: str | Path, tables: Sequence[Leaderboard]) -> None:

@@ -10,7 +10,7 @@ Two on-disk formats are read:
   leaderboards).
 
 Every problem is reported as one ``ValueError`` naming the file, the line or row and the field.
-Matching names across tables is :mod:`inspect_arenahard.stats.score_tables`.
+Matching names across tables is ``inspect_arenahard.stats.score_tables``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """ScaleEval (Chern et al. 2024): meta-evaluation of LLM judges via agent debate.
 
-* :mod:`.data`: loaders for human-labelled pairwise sets (LLMBar, PandaLM, Auto-J, HH-RLHF, JSONL);
-* :mod:`.criteria`: criteria rubrics and their perturbed wordings (paper Table 8);
-* :mod:`.debate`: the multi-agent debate and the single-judge prompt, verdict parsing;
-* :mod:`.task`: the ``scaleeval`` Inspect task;
-* :mod:`.judgecard`: the ``arenahard_judgecard`` task (a judge's report card against humans);
-* :mod:`.judge_agreement`: example- and system-level agreement tables (no Inspect imports);
-* :mod:`.review`: the human-review queue for debates without consensus;
-* :mod:`.logs`: item records from ``scaleeval`` logs (``arenahard metaeval``).
+* ``data``: loaders for human-labelled pairwise sets (LLMBar, PandaLM, Auto-J, HH-RLHF, JSONL);
+* ``criteria``: criteria rubrics and their perturbed wordings (paper Table 8);
+* ``debate``: the multi-agent debate and the single-judge prompt, verdict parsing;
+* ``task``: the ``scaleeval`` Inspect task;
+* ``judgecard``: the ``arenahard_judgecard`` task (a judge's report card against humans);
+* ``judge_agreement``: example- and system-level agreement tables (no Inspect imports);
+* ``review``: the human-review queue for debates without consensus;
+* ``logs``: item records from ``scaleeval`` logs (``arenahard metaeval``).
 """
 
 # Public names: the modules (the package itself defines none of its own).

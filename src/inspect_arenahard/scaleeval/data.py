@@ -1,6 +1,6 @@
 """Pairwise meta-evaluation sets: a question, two submissions, an optional human gold label.
 
-Every loader returns :class:`PairItem` with labels in ScaleEval's convention: ``"1"`` (submission
+Every loader returns ``PairItem`` with labels in ScaleEval's convention: ``"1"`` (submission
 1 is better), ``"2"`` (submission 2 is better), ``"0"`` (neither). Supported files (see
 ``../shared/data/MANIFEST.md``, section meta_eval):
 

@@ -3,8 +3,8 @@
 Round 0: every speaker gives reasons and a verdict (``1``, ``2`` or ``0``) on its own. Rounds
 1..D-1: every speaker reads all speakers' evaluations so far and keeps or changes its verdict.
 The debate stops as soon as every speaker gives the same verdict (consensus). Without consensus
-after D rounds the item goes to the human-review queue (:mod:`inspect_arenahard.scaleeval.review`).
-The rounds run on :func:`inspect_arenahard.judging.committee.deliberate`. Only the prompts differ from
+after D rounds the item goes to the human-review queue (``inspect_arenahard.scaleeval.review``).
+The rounds run on ``inspect_arenahard.judging.committee.deliberate``. Only the prompts differ from
 the committee: each discussion turn is a new conversation holding the whole debate.
 """
 
@@ -45,7 +45,7 @@ class Presented:
     criteria: str
 
     def fields(self) -> dict[str, str]:
-        """Prompt fields; question and submissions neutralised (:mod:`inspect_arenahard.judging.integrity`)."""
+        """Prompt fields; question and submissions neutralised (``inspect_arenahard.judging.integrity``)."""
         return {
             **{k: neutralise(v, SCALEEVAL).text for k, v in self.texts().items()},
             "criteria": self.criteria,

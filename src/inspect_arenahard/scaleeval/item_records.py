@@ -1,4 +1,4 @@
-"""Read ScaleEval item records (see :func:`inspect_arenahard.scaleeval.task.item_record`) from logs.
+"""Read ScaleEval item records (see ``inspect_arenahard.scaleeval.task.item_record``) from logs.
 
 Records are the ``scaleeval_debate`` score metadata, completed with the texts a human reviewer
 needs (question and submissions as presented). Logs of other tasks are reported as ignored.

@@ -1,7 +1,7 @@
 """Meta-evaluation statistics over ScaleEval records (pure Python: no Inspect imports).
 
 A record is the score metadata of one ``scaleeval`` sample (built by
-:func:`inspect_arenahard.scaleeval.task.item_record`). All its labels are in the item's original
+``inspect_arenahard.scaleeval.task.item_record``). All its labels are in the item's original
 submission order. The reference for an item is the debate's consensus label, or the human
 decision for an item that went to review, or none (pending: the item is left out of the
 debate-reference tables and counted).
@@ -23,7 +23,7 @@ from inspect_arenahard.stats.agreement import agreement_probability
 
 Record = Mapping[str, Any]
 Decisions = Mapping[str, str]
-"""Human decisions by :func:`record_key`, in original submission order."""
+"""Human decisions by ``record_key``, in original submission order."""
 
 
 def record_key(record: Record) -> str:
@@ -64,7 +64,7 @@ def reference(record: Record, decisions: Decisions | None = None) -> str | None:
 
 def votes(record: Record, decisions: Decisions | None = None) -> list[Vote]:
     """Every judge's label on the item: the debate (once settled: items pending review have
-    no debate label and are counted by :func:`coverage`), its baselines and the evaluator."""
+    no debate label and are counted by ``coverage``), its baselines and the evaluator."""
     debate = record["debate"]
     settled = reference(record, decisions)
     found = [] if settled is None else [Vote("debate", "ScaleEval debate", None, settled)]
@@ -136,7 +136,7 @@ def agreement_rows(
 ) -> list[AgreementRow]:
     """Agreement of every judge with the reference (``against`` = ``debate`` or ``gold``) per group.
 
-    Items without a reference label are skipped (count them with :func:`coverage`).
+    Items without a reference label are skipped (count them with ``coverage``).
     """
     cells: dict[tuple[str, str], tuple[list[str | None], list[str]]] = {}
     for record in records:

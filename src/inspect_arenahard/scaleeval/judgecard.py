@@ -1,10 +1,10 @@
 """The ``arenahard_judgecard`` task: a judge, asked with this project's own pairwise protocol,
 over human-labelled pairs — the data behind ``arenahard judges --card``.
 
-Each pair is judged like an Arena-Hard game (:mod:`inspect_arenahard.judging.games`): the
+Each pair is judged like an Arena-Hard game (``inspect_arenahard.judging.games``): the
 Arena-Hard judge prompt, both positions (game 1 shows submission 2 as A, game 2 submission 1),
 answers neutralised before the judge sees them. The sets are read by the meta-evaluation loaders
-(:mod:`inspect_arenahard.scaleeval.data`) from a folder or file the user names (``-T data=``).
+(``inspect_arenahard.scaleeval.data``) from a folder or file the user names (``-T data=``).
 
 Score: ``value`` is the share of the item's parsed games whose verdict is the human majority's
 (unscored without a majority or a parsed game); ``metadata`` is the pairwise score contract

@@ -6,7 +6,7 @@ Per item (submissions in a seeded random order, recorded as ``order``):
   when neither is given) gives one verdict per criteria variant, plus ``consistency_samples``
   sampled verdicts for the self-consistency baseline;
 * scorer: the models bound to ``debaters`` debate the item under the general rubric
-  (:mod:`inspect_arenahard.scaleeval.debate`). The score value is 1 when they reach consensus
+  (``inspect_arenahard.scaleeval.debate``). The score value is 1 when they reach consensus
   and 0 when the item goes to human review. Metadata holds the item record (all labels in the
   original submission order) that ``arenahard metaeval`` and the ``scaleeval_agreement``
   metric read.

@@ -74,7 +74,9 @@ class Battles:
         return ~np.isnan(self.points)
 
     def select(self, mask: np.ndarray) -> Battles:
-        """The rows where ``mask`` holds (same model list)."""
+        """The rows where ``mask`` holds (same model list); itself when every row does."""
+        if mask.dtype == bool and len(mask) == len(self) and mask.all():
+            return self
         changes = {
             f.name: getattr(self, f.name)[mask]
             for f in fields(self)
@@ -214,11 +216,11 @@ class _Columns:
 
 
 def from_games(games: Iterable[Mapping[str, Any]], strong_weight: int | None = None) -> Battles:
-    """Battles from judge game records (:class:`inspect_arenahard.stats.game_record.GameRecord`).
+    """Battles from judge game records (``inspect_arenahard.stats.game_record.GameRecord``).
 
     Each game is one row with the model at position A as ``a``; a strong verdict weighs
     ``strong_weight``, by default the records' own ``strong_weight`` (the weight the judge
-    scorer scored with; records without one weigh :data:`STRONG_WEIGHT`). Records with different
+    scorer scored with; records without one weigh ``STRONG_WEIGHT``). Records with different
     weights are refused unless ``strong_weight`` says which to use. Unparsed games (``parsed``
     false or no label) and games of a model against itself (no information) are kept with NaN
     points: excluded from fits, counted per model.
@@ -286,7 +288,7 @@ def from_battle_rows(
     rows: Iterable[tuple[str, Mapping[str, Any]]], source: str, strong_weight: int = STRONG_WEIGHT
 ) -> Battles:
     """Battles from ``{question_id, model_a, model_b, winner}`` rows, each with where it came from
-    (files are read by :func:`inspect_arenahard.logs.battle_files.read_battles_jsonl`).
+    (files are read by ``inspect_arenahard.logs.battle_files.read_battles_jsonl``).
 
     Strong verdicts appear as ``strong_weight`` repeated rows (arena-hard's battle files), so a
     run of c identical consecutive rows is read as c // strong_weight strong games (weight
@@ -298,15 +300,7 @@ def from_battle_rows(
     columns = _Columns()
     run: list[Any] = []  # [key, count, game fields] of the current run of identical rows
     for where, row in rows:
-        missing = [f for f in _BATTLE_FIELDS if f not in row]
-        if missing:
-            raise ValueError(f"{where}: missing field {', '.join(map(repr, missing))}")
-        if row["winner"] not in WINNER_POINTS:
-            raise ValueError(
-                f"{where}: field 'winner' is {row['winner']!r}; expected one of {', '.join(WINNER_POINTS)}"
-            )
-        if row["model_a"] == row["model_b"]:
-            raise ValueError(f"{where}: model_a and model_b are both {row['model_a']!r}")
+        check_battle_row(row, where)
         key = [row.get(f) for f in (*_BATTLE_FIELDS, "category", "judge", "conv_metadata")]
         if run and run[0] == key:
             run[1] += 1
@@ -323,8 +317,123 @@ def from_battle_rows(
     return columns.build()
 
 
+def check_battle_row(row: Mapping[str, Any], where: str) -> None:
+    """A ``ValueError`` starting with ``where`` and naming the field, for a row that is not a
+    battle (a missing field, an unknown ``winner``, a model against itself, malformed
+    ``conv_metadata``); the one rule of both battle-file readers."""
+    missing = [f for f in _BATTLE_FIELDS if f not in row]
+    if missing:
+        raise ValueError(f"{where}: missing field {', '.join(map(repr, missing))}")
+    if row["winner"] not in WINNER_POINTS:
+        raise ValueError(
+            f"{where}: field 'winner' is {row['winner']!r}; expected one of {', '.join(WINNER_POINTS)}"
+        )
+    if row["model_a"] == row["model_b"]:
+        raise ValueError(f"{where}: model_a and model_b are both {row['model_a']!r}")
+    _arena_style(row.get("conv_metadata"), where)
+
+
+@dataclass(frozen=True)
+class BattleColumns:
+    """A battle file's rows as columns, as a columnar reader leaves them (one entry per row).
+
+    ``a``/``b`` index ``models`` and ``winner`` indexes ``WINNER_POINTS``' keys, each -1 where
+    the row has no usable value; ``style_a``/``style_b`` are ``(n, 4)`` (NaN rows without
+    ``conv_metadata``) or None when no row has any; ``malformed`` marks the rows whose
+    ``conv_metadata`` lacks a count. ``first_invalid`` finds the rows
+    ``check_battle_row`` would refuse, ``from_battle_columns`` ranks the rest.
+    """
+
+    models: tuple[str, ...]
+    a: np.ndarray
+    b: np.ndarray
+    winner: np.ndarray
+    question_id: np.ndarray
+    category: np.ndarray
+    judge: np.ndarray
+    style_a: np.ndarray | None
+    style_b: np.ndarray | None
+    malformed: np.ndarray
+    question_missing: np.ndarray
+    """Rows with no (or a null) ``question_id``."""
+
+
+def first_invalid(columns: BattleColumns) -> int | None:
+    """Index of the first row that is not a battle (see ``check_battle_row``), or None."""
+    bad = (
+        (columns.a < 0)
+        | (columns.b < 0)
+        | (columns.a == columns.b)
+        | (columns.winner < 0)
+        | columns.malformed
+        | columns.question_missing
+    )
+    return int(np.argmax(bad)) if bad.any() else None
+
+
+def from_battle_columns(
+    columns: BattleColumns, source: str, strong_weight: int = STRONG_WEIGHT
+) -> Battles:
+    """Battles from valid columns (``first_invalid`` found none), with the same games as
+    ``from_battle_rows``: a run of identical consecutive rows is ``count // strong_weight``
+    strong games and ``count % strong_weight`` single ones (rows with equal style sums count as
+    identical)."""
+    n = len(columns.a)
+    if n == 0:
+        raise ValueError(f"{source}: no battles")
+    repeat = np.zeros(n, dtype=bool)  # the row repeats the one before it
+    repeat[1:] = (
+        (columns.a[1:] == columns.a[:-1])
+        & (columns.b[1:] == columns.b[:-1])
+        & (columns.winner[1:] == columns.winner[:-1])
+        & _same_as_previous(columns.question_id)
+        & _same_as_previous(columns.category)
+        & _same_as_previous(columns.judge)
+    )
+    for style in (columns.style_a, columns.style_b):
+        if style is not None and repeat.any():
+            same = (style[1:] == style[:-1]) | (np.isnan(style[1:]) & np.isnan(style[:-1]))
+            repeat[1:] &= same.all(axis=1)
+    rows = _expanded_runs(repeat, strong_weight)
+    first, weight = rows if rows is not None else (slice(None), np.ones(n))
+    points = np.array(list(WINNER_POINTS.values()))[columns.winner]
+    size = len(weight)
+
+    def none() -> np.ndarray:
+        return np.full(size, None, dtype=object)
+
+    return Battles(
+        models=columns.models, a=columns.a[first], b=columns.b[first], points=points[first], weight=weight,
+        question_id=columns.question_id[first], category=columns.category[first],
+        judge=columns.judge[first], baseline=none(),
+        style_a=None if columns.style_a is None else columns.style_a[first],
+        style_b=None if columns.style_b is None else columns.style_b[first],
+        version=none(), epoch=np.ones(size, dtype=np.int64),
+    )  # fmt: skip
+
+
+def _same_as_previous(values: np.ndarray) -> np.ndarray:
+    """Whether each value after the first equals the one before it (None equals None)."""
+    return np.asarray(values[1:] == values[:-1], dtype=bool)
+
+
+def _expanded_runs(repeat: np.ndarray, strong_weight: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(source row, weight) of each game when runs of repeated rows fold into strong games;
+    None when no row repeats (every row one single game)."""
+    if not repeat.any():
+        return None
+    starts = np.flatnonzero(~repeat)
+    counts = np.diff(np.r_[starts, len(repeat)])
+    strong, single = np.divmod(counts, strong_weight) if strong_weight > 1 else (0 * counts, counts)
+    games = strong + single
+    first = np.repeat(starts, games)
+    within = np.arange(games.sum()) - np.repeat(np.cumsum(games) - games, games)
+    weight = np.where(within < np.repeat(strong, games), float(strong_weight), 1.0)
+    return first, weight
+
+
 def _add_run(columns: _Columns, run: list[Any], strong_weight: int) -> None:
-    """The games of a run of identical battle-file rows (see :func:`from_battle_rows`)."""
+    """The games of a run of identical battle-file rows (see ``from_battle_rows``)."""
     if not run:
         return
     count, (model_a, model_b, points, question_id, category, judge, style_a, style_b) = run[1:]

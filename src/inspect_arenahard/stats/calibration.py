@@ -102,7 +102,7 @@ def fit_calibration(
 ) -> Calibration:
     """The map from ``new`` scores to ``old`` ones over the models both hold (but ``exclude``,
     e.g. the baselines, whose scores are fixed by construction). ``ValueError`` with fewer than
-    :data:`MIN_ANCHORS` anchors or when no increasing map fits (the judges order the anchors
+    ``MIN_ANCHORS`` anchors or when no increasing map fits (the judges order the anchors
     oppositely)."""
     models = sorted(m for m in set(new) & set(old) if m not in exclude)
     if len(models) < MIN_ANCHORS:

@@ -9,13 +9,13 @@ stopping time, data-dependent ones included.
 Implemented from Waudby-Smith & Ramdas (2023), "Estimating means of bounded random variables by
 betting", JRSS-B 86(1):1–27 (arXiv:2010.09686):
 
-* :class:`BettingCS` / :func:`betting_cs` — the *hedged capital process* with predictable
+* ``BettingCS`` / ``betting_cs`` — the *hedged capital process* with predictable
   plug-in bets (the paper's recommended betting CS): for each candidate mean ``m`` a gambler betting that the
   mean is above ``m`` and one betting below each start with capital 1/2; the capital of a true
   ``m`` is a nonnegative martingale, so by Ville's inequality it reaches ``1/α`` with probability
   at most ``α``, and ``C_t = {m : K_t(m) < 1/α}``. Computed on a grid of ``m``; the bounds are
   widened to the next grid point so the grid never narrows the set.
-* :func:`eb_cs` — the paper's *predictable plug-in empirical-Bernstein* CS, which has a closed
+* ``eb_cs`` — the paper's *predictable plug-in empirical-Bernstein* CS, which has a closed
   form; looser than the betting CS but a useful independent check.
 
 Both are reported as the running intersection ``∩_{s≤t} C_s`` (still a CS). The observations are
@@ -177,7 +177,7 @@ def betting_cs(
     x: npt.ArrayLike, alpha: float = 0.05, grid: int = GRID, target: float | None = None
 ) -> ConfidenceSequence:
     """The hedged betting CS with predictable plug-in bets (or bets tuned to a ``target``
-    half-width) after each of ``x`` (see :class:`BettingCS`)."""
+    half-width) after each of ``x`` (see ``BettingCS``)."""
     values = _check(x, alpha)
     cs = BettingCS(alpha, grid, target=target)
     lower, upper = np.empty(values.size), np.empty(values.size)

@@ -1,6 +1,6 @@
 """Has a judge changed between two runs? An exact test on the paired verdicts of canary games.
 
-Every run judges the same canary pairs in both positions (:mod:`inspect_arenahard.evaluate.canaries`).
+Every run judges the same canary pairs in both positions (``inspect_arenahard.evaluate.canaries``).
 For one prompt, let ``d₁`` and ``d₂`` be how far the verdict on the canary's model moved between
 the two runs in game 1 and game 2 (on the −2…2 scale of the five labels). If the judge did not
 change, each call is an independent draw from the same judge, so each ``d`` is symmetric about 0
@@ -9,7 +9,7 @@ changed judge moves both positions of a prompt together (it now prefers the othe
 ``d₁·d₂ > 0``) or apart (its position preference moved: ``< 0``). The statistic is
 ``S = Σ d₁·d₂`` over prompts; its null distribution, every term's sign flipped independently, is
 enumerated exactly, so a stochastic but unchanged judge is refused with probability at most
-:data:`DRIFT_ALPHA`, whatever its noise. A judge answering at random moves nothing together and is
+``DRIFT_ALPHA``, whatever its noise. A judge answering at random moves nothing together and is
 never called drifting; a deterministic judge that changed its view on ``k`` prompts in both
 positions is caught once ``2 · 2⁻ᵏ < α`` (``k ≥ 8`` at 1%).
 """
@@ -76,7 +76,7 @@ class CanaryComparison:
 
     @property
     def drifted(self) -> bool:
-        """Whether the verdicts differ beyond chance (:data:`DRIFT_ALPHA`)."""
+        """Whether the verdicts differ beyond chance (``DRIFT_ALPHA``)."""
         return self.p_value < DRIFT_ALPHA
 
 
@@ -140,7 +140,7 @@ def canary_drift(
     """Per judge (by name), every run that judged canaries compared with its first such run.
 
     ``canaries`` are canary game records (``judge``, ``log`` and the fields of
-    :func:`compare_runs`); ``run_order`` lists the runs (``log``) oldest first."""
+    ``compare_runs``); ``run_order`` lists the runs (``log``) oldest first."""
     position = {run: k for k, run in enumerate(run_order)}
     by_judge: dict[str, dict[str, list[Mapping[str, Any]]]] = {}
     for game in canaries:

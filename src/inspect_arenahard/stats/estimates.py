@@ -17,7 +17,7 @@ produced the battles (``official_rules``), so tables compare with published lead
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from scipy.special import logit
@@ -25,6 +25,17 @@ from scipy.special import logit
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, one_blas_thread, win_rate
+from inspect_arenahard.stats.rank_options import (  # the options' vocabularies, re-exported
+    CI_METHODS,
+    METHODS,
+    REFITS,
+    UNPARSED_RULES,
+    Method,
+    Unparsed,
+)
+from inspect_arenahard.stats.rank_options import (
+    CIMethod as CIMethod,
+)
 from inspect_arenahard.stats.sandwich import (
     cluster_robust_covariance,
     cluster_robust_mean_covariance,
@@ -39,18 +50,8 @@ from inspect_arenahard.stats.style_control import (
     official_anchor_covariance,
     style_matrix,
 )
-from inspect_arenahard.stats.style_refit import REFITS, one_step
+from inspect_arenahard.stats.style_refit import one_step
 
-Method = Literal["bt", "mean"]
-METHODS: tuple[str, ...] = ("bt", "mean")
-Unparsed = Literal["game", "pair"]
-UNPARSED_RULES: tuple[str, ...] = ("game", "pair")
-CIMethod = Literal["sandwich", "official"]
-CI_METHODS: tuple[str, ...] = ("sandwich", "official")
-"""How intervals are computed: ``sandwich`` (default) treats prompts as the independent units
-(cluster-robust covariance of the fit, every method); ``official`` is the published code's
-percentile bootstrap over expanded battle rows, kept to reproduce published CIs (it covers less
-than its level: see docs/intervals.md)."""
 OFFICIAL_WARNING = (
     "official: ignores prompt pairing and counts a strong verdict's x3 rows as independent games, "
     "so it is too narrow"
@@ -360,13 +361,13 @@ class Interval:
     rng: np.random.Generator
     refits: str = "auto"
     """Style-controlled bootstrap refits: ``exact``, ``one-step`` or ``auto`` (see
-    :func:`inspect_arenahard.stats.style_refit.one_step`)."""
+    ``inspect_arenahard.stats.style_refit.one_step``)."""
 
 
 @dataclass(frozen=True)
 class Estimate:
     """One method's scores (%) per ranked model with their interval and covariance: the one
-    result type of :func:`bt_estimate` and :func:`mean_estimate`."""
+    result type of ``bt_estimate`` and ``mean_estimate``."""
 
     score: np.ndarray
     lower: np.ndarray

@@ -1,14 +1,14 @@
 """The game record, from the judge's score to the ranking: the contract between stages.
 
-Two halves. Upstream, :class:`GameScore` is what every judge scorer writes as a sample's score
+Two halves. Upstream, ``GameScore`` is what every judge scorer writes as a sample's score
 metadata (the ``pairwise_judge`` scorer, imported arena-hard-auto judgments, Auto-Arena's peer
-battles): built as this frozen type and turned into JSON by :meth:`GameScore.metadata`, read back
-by :meth:`GameScore.parse`, so writers and the reader cannot disagree on a key. Downstream, each
-game becomes a :class:`GameRecord` (:meth:`GameScore.records`): what
-:func:`inspect_arenahard.logs.reader.read_games` yields, ``--games FILE`` holds, and
-``stats.battles``, ``stats.judge_bias``, :mod:`inspect_arenahard.report.dataframes` and the report
-read. Records stay plain dicts (built fast, written as JSON unchanged); :class:`GameRecord` types
-them and :func:`check_game` is the one validator, applied where records enter from outside (a
+battles): built as this frozen type and turned into JSON by ``GameScore.metadata``, read back
+by ``GameScore.parse``, so writers and the reader cannot disagree on a key. Downstream, each
+game becomes a ``GameRecord`` (``GameScore.records``): what
+``inspect_arenahard.logs.reader.read_games`` yields, ``--games FILE`` holds, and
+``stats.battles``, ``stats.judge_bias``, ``inspect_arenahard.report.dataframes`` and the report
+read. Records stay plain dicts (built fast, written as JSON unchanged); ``GameRecord`` types
+them and ``check_game`` is the one validator, applied where records enter from outside (a
 log's score metadata, a JSONL line, records handed to the statistics).
 
 Pure (no Inspect imports), so ``stats/`` can use it.
@@ -41,7 +41,7 @@ class _RecordCore(TypedDict):
     """1: baseline shown as A; 2: positions swapped (battles have game 1 only)."""
     model_position: Position
     label: str | None
-    """A verdict label about A vs B (:data:`inspect_arenahard.stats.verdict_points.LABELS`, or a mirrored
+    """A verdict label about A vs B (``inspect_arenahard.stats.verdict_points.LABELS``, or a mirrored
     spelling); None when unparsed."""
 
 
@@ -53,24 +53,24 @@ class GameRecord(_RecordCore, total=False):
     category: str | None
     epoch: int
     style: Mapping[str, Any] | None
-    """``{"model": features, "baseline": features}`` from :mod:`inspect_arenahard.judging.style_features`."""
+    """``{"model": features, "baseline": features}`` from ``inspect_arenahard.judging.style_features``."""
     version: str | None
     """Arena-Hard version of the run (picks the official scoring rules)."""
     log: str
     """The log file the game was read from."""
     protocol: str
     """The scorer that judged it (``pairwise_judge``, ``autoarena_committee``): part of a game's
-    identity (:func:`inspect_arenahard.logs.reader.game_key`)."""
+    identity (``inspect_arenahard.logs.reader.game_key``)."""
     strong_weight: int
     """Battles a strong (``>>``) verdict counts for, as the judge scorer scored it; ranking uses
     it unless told otherwise and refuses games with different weights."""
     settings: str
     """The run's verdict-changing judge settings as canonical JSON (template, temperature,
     max tokens, reference, neutralisation rules …): games with different settings are not pooled
-    silently (:func:`inspect_arenahard.logs.reader.check_settings`)."""
+    silently (``inspect_arenahard.logs.reader.check_settings``)."""
     canary: bool
     """A canary game (fixed shipped answers, judged in every run): never ranked; the reader keeps
-    these apart (``LogGames.canaries``) to compare a judge's runs (:mod:`inspect_arenahard.stats.drift`)."""
+    these apart (``LogGames.canaries``) to compare a judge's runs (``inspect_arenahard.stats.drift``)."""
 
 
 RECORD_FIELDS: tuple[str, ...] = tuple(_RecordCore.__annotations__)
@@ -82,7 +82,7 @@ SCORED_GAME_FIELDS: tuple[str, ...] = ("judge", "game", "model_position", "label
 
 
 def check_game(record: Any, where: str, fields: Sequence[str] = RECORD_FIELDS) -> GameRecord:
-    """``record`` as a :class:`GameRecord`, after checking it has ``fields`` and that its position
+    """``record`` as a ``GameRecord``, after checking it has ``fields`` and that its position
     and label (when present) are valid; otherwise one ``ValueError`` starting with ``where``
     (the file and line, log and sample, or record number) that names the field."""
     if not isinstance(record, Mapping):
@@ -183,7 +183,7 @@ class GameScore:
     games: tuple[ScoredGame, ...] = ()
     strong_weight: int = STRONG_WEIGHT
     style: Mapping[str, Any] | None = None
-    """``{"model": features, "baseline": features}`` (:mod:`inspect_arenahard.judging.style_features`)."""
+    """``{"model": features, "baseline": features}`` (``inspect_arenahard.judging.style_features``)."""
     neutralisation: str | None = None
     """Version of the rules that rewrote the answers the judge saw (a verdict-changing setting)."""
     neutralised: Mapping[str, Any] | None = None
@@ -195,7 +195,7 @@ class GameScore:
     skipped: str | None = None
     """Why adaptive judging did not need the sample (then there are no games)."""
     canary: bool = False
-    """A canary (shipped answers judged in every run, :mod:`inspect_arenahard.evaluate.canaries`):
+    """A canary (shipped answers judged in every run, ``inspect_arenahard.evaluate.canaries``):
     its games are never ranked; the log reader keeps them apart for the drift check."""
 
     def __post_init__(self) -> None:
@@ -281,7 +281,7 @@ class GameScore:
         protocol: str,
         settings: str,
     ) -> list[GameRecord]:
-        """One :class:`GameRecord` per game; ``model`` stands in when the score names none, and
+        """One ``GameRecord`` per game; ``model`` stands in when the score names none, and
         ``settings`` (the run's verdict-changing settings, canonical JSON) travel in each."""
         records: list[GameRecord] = [
             {

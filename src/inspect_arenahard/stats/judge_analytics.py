@@ -18,6 +18,7 @@ from inspect_arenahard.stats import judge_bias
 from inspect_arenahard.stats.agreement import AgreementSummary
 from inspect_arenahard.stats.battles import Battles, from_games
 from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.model_families import model_family
 from inspect_arenahard.stats.ranking import DEFAULT_STYLE, RankingOptions, rank
 from inspect_arenahard.stats.score_tables import ScoreTable, align_models
 
@@ -143,7 +144,7 @@ def analyse_judges(
         if len(ref_scores) < 2 or judge not in scores:
             continue
         bias = judge_bias.self_bias(
-            judge, scores[judge], ref_scores, lambda name: judge_bias.model_family(name, families)
+            judge, scores[judge], ref_scores, lambda name: model_family(name, families)
         )
         self_bias.append(JudgeSelfBias(bias, "given" if given is not None else "other judges"))
     tokens = {

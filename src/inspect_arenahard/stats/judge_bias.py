@@ -1,8 +1,8 @@
 """Judge analytics on game records: position bias and consistency, judge-judge agreement,
 self-bias (paper Table 10) and length bias with a "verbose policy" baseline (paper Table 12).
 
-Game records are :class:`inspect_arenahard.stats.game_record.GameRecord` dicts (as returned by
-``inspect_arenahard.logs.reader.read_games``), checked by :func:`checked`. Labels
+Game records are ``inspect_arenahard.stats.game_record.GameRecord`` dicts (as returned by
+``inspect_arenahard.logs.reader.read_games``), checked by ``checked``. Labels
 are read only through ``inspect_arenahard.judging.verdicts`` so they mean what they mean everywhere.
 Unparsed games are counted and reported, never silently skipped.
 """
@@ -19,7 +19,8 @@ from scipy import stats
 
 from inspect_arenahard.stats.agreement import AgreementSummary, judge_agreement
 from inspect_arenahard.stats.game_record import GameRecord, check_game
-from inspect_arenahard.stats.verdict_points import outcome_for, weighted_points
+from inspect_arenahard.stats.model_families import model_family
+from inspect_arenahard.stats.verdict_points import normalize_label, outcome_for, weighted_points
 
 VERBOSE_POLICY = "verbose-policy"
 
@@ -82,49 +83,107 @@ def _ratio(num: float, den: float) -> float:
     return num / den if den else math.nan
 
 
+@dataclass(frozen=True)
+class JudgeGames:
+    """One judge's games as the indicators its position, tie and length figures count, each with
+    the prompt it was judged on (the figures' intervals cluster by prompt)."""
+
+    judge: str
+    n_games: int
+    labels: tuple[str, ...]
+    """Canonical label of each parsed game."""
+    label_prompts: tuple[Hashable, ...]
+    pair_prompts: tuple[Hashable, ...]
+    """The prompt of each complete swapped pair (both games parsed, positions swapped)."""
+    pair_same: np.ndarray
+    """Per complete pair: both games give the model the same win/tie/loss."""
+    pair_same_strict: np.ndarray
+    """Per complete pair: the same outcome, strength included."""
+    pair_slot: tuple[str, ...]
+    """Per complete pair: ``A`` or ``B`` when that position won both games, else ``""``."""
+    n_incomplete: int
+    longer_prompts: tuple[Hashable, ...]
+    longer_won: np.ndarray
+    """Per decisive parsed game whose answers differ in length: the longer answer won."""
+
+    @property
+    def a_won(self) -> np.ndarray:
+        """Per parsed game: position A won."""
+        return np.array([outcome_for(label, "A")[0] == 1.0 for label in self.labels], dtype=bool)
+
+    @property
+    def tied(self) -> np.ndarray:
+        """Per parsed game: a tie."""
+        return np.array([label == "A=B" for label in self.labels], dtype=bool)
+
+
+def judge_games(records: Iterable[GameRecord]) -> list[JudgeGames]:
+    """Each judge's ``JudgeGames``, in name order."""
+    by_judge: dict[str, list[GameRecord]] = defaultdict(list)
+    for record in checked(records):
+        by_judge[record["judge"]].append(record)
+    out = []
+    for judge in sorted(by_judge):
+        games = by_judge[judge]
+        parsed = [(r, label) for r in games if (label := _parsed_label(r)) is not None]
+        pairs, incomplete = _swap_pairs(games)
+        outcomes = [(model_outcome(first), model_outcome(second)) for first, second in pairs]
+        longer = [(r["question_id"], won) for r, _ in parsed if (won := _longer_won(r)) is not None]
+        out.append(
+            JudgeGames(
+                judge=judge,
+                n_games=len(games),
+                labels=tuple(str(normalize_label(label)) for _, label in parsed),
+                label_prompts=tuple(r["question_id"] for r, _ in parsed),
+                pair_prompts=tuple(first["question_id"] for first, _ in pairs),
+                pair_same=np.array([np.sign(a) == np.sign(b) for a, b in outcomes], dtype=bool),  # type: ignore[arg-type]
+                pair_same_strict=np.array([a == b for a, b in outcomes], dtype=bool),
+                pair_slot=tuple(_slot_won_both(first, second) for first, second in pairs),
+                n_incomplete=incomplete,
+                longer_prompts=tuple(q for q, _ in longer),
+                longer_won=np.array([won for _, won in longer], dtype=bool),
+            )
+        )
+    return out
+
+
 def position_analysis(records: Iterable[GameRecord]) -> list[PositionStats]:
     """Position bias (win rate of each slot over parsed games, with a two-sided binomial test
     of A vs B among decisive games) and position consistency (share of prompts whose two
     swapped games give the contestant the same outcome: win/tie/loss, and with strength)."""
-    records = checked(records)
-    by_judge: dict[str, list[GameRecord]] = defaultdict(list)
-    for record in records:
-        by_judge[record["judge"]].append(record)
     result = []
-    for judge in sorted(by_judge):
-        games = by_judge[judge]
-        parsed = [label for r in games if (label := _parsed_label(r)) is not None]
-        a_points = [outcome_for(label, "A")[0] for label in parsed]
-        a_wins, b_wins = a_points.count(1.0), a_points.count(0.0)
-        ties = len(parsed) - a_wins - b_wins
+    for games in judge_games(records):
+        parsed = len(games.labels)
+        a_wins, ties = int(games.a_won.sum()), int(games.tied.sum())
+        b_wins = parsed - a_wins - ties
         decisive = a_wins + b_wins
         p_value = stats.binomtest(a_wins, decisive, 0.5).pvalue if decisive else math.nan
-        complete, incomplete, same3, same5 = _swap_pairs(games)
+        complete = len(games.pair_prompts)
         result.append(
             PositionStats(
-                judge=judge,
-                n_games=len(games),
-                n_unparsed=len(games) - len(parsed),
+                judge=games.judge,
+                n_games=games.n_games,
+                n_unparsed=games.n_games - parsed,
                 a_wins=a_wins,
                 b_wins=b_wins,
                 ties=ties,
-                a_win_rate=_ratio(a_wins, len(parsed)),
-                b_win_rate=_ratio(b_wins, len(parsed)),
-                tie_rate=_ratio(ties, len(parsed)),
+                a_win_rate=_ratio(a_wins, parsed),
+                b_win_rate=_ratio(b_wins, parsed),
+                tie_rate=_ratio(ties, parsed),
                 a_share_of_decisive=_ratio(a_wins, decisive),
                 position_p_value=float(p_value),
                 n_prompts=complete,
-                n_incomplete=incomplete,
-                consistency=_ratio(same3, complete),
-                consistency_strict=_ratio(same5, complete),
+                n_incomplete=games.n_incomplete,
+                consistency=_ratio(int(games.pair_same.sum()), complete),
+                consistency_strict=_ratio(int(games.pair_same_strict.sum()), complete),
             )
         )
     return result
 
 
-def _swap_pairs(games: list[GameRecord]) -> tuple[int, int, int, int]:
-    """(complete swapped pairs, incomplete prompts, pairs agreeing on win/tie/loss, pairs
-    agreeing exactly). Incomplete: a game missing, unparsed, or not in swapped positions."""
+def _swap_pairs(games: list[GameRecord]) -> tuple[list[tuple[GameRecord, GameRecord]], int]:
+    """The complete swapped pairs (game 1 first) and the number of incomplete prompts: a game
+    missing, unparsed, or not in swapped positions."""
     prompts: dict[tuple[Hashable, ...], dict[Any, GameRecord]] = defaultdict(dict)
     for record in games:
         slot = prompts[_prompt_key(record)]
@@ -134,21 +193,28 @@ def _swap_pairs(games: list[GameRecord]) -> tuple[int, int, int, int]:
                 f"{record['question_id']!r}, model {record['model']!r} vs {record['baseline']!r}"
             )
         slot[record["game"]] = record
-    complete = incomplete = same3 = same5 = 0
+    complete: list[tuple[GameRecord, GameRecord]] = []
+    incomplete = 0
     for slot in prompts.values():
-        pair = list(slot.values())
-        outcomes = [o for o in map(model_outcome, pair) if o is not None]
+        pair = [slot[k] for k in sorted(slot, key=str)]
         if (
             len(pair) != 2
-            or len(outcomes) != 2
+            or any(model_outcome(r) is None for r in pair)
             or pair[0]["model_position"] == pair[1]["model_position"]
         ):
             incomplete += 1
             continue
-        complete += 1
-        same5 += int(outcomes[0] == outcomes[1])
-        same3 += int(np.sign(outcomes[0]) == np.sign(outcomes[1]))
-    return complete, incomplete, same3, same5
+        complete.append((pair[0], pair[1]))
+    return complete, incomplete
+
+
+def _slot_won_both(first: GameRecord, second: GameRecord) -> str:
+    """``A`` or ``B`` when that position won both swapped games, else ``""``."""
+    winners = set()
+    for record in (first, second):
+        points = outcome_for(str(_parsed_label(record)), "A")[0]
+        winners.add("A" if points == 1.0 else "B" if points == 0.0 else "")
+    return winners.pop() if len(winners) == 1 else ""
 
 
 # ---------------------------------------------------------------- judge-judge agreement
@@ -198,48 +264,6 @@ def per_prompt_scores(records: Iterable[GameRecord]) -> dict[str, dict[str, dict
 
 # ---------------------------------------------------------------- self-bias
 
-_FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("openai", ("gpt", "chatgpt", "o1", "o3", "o4", "text-davinci")),
-    ("anthropic", ("claude",)),
-    ("google", ("gemini", "gemma", "bard", "palm")),
-    ("meta", ("llama", "meta-llama", "codellama")),
-    ("mistral", ("mistral", "mixtral", "codestral", "ministral", "pixtral")),
-    ("alibaba", ("qwen", "qwq")),
-    ("cohere", ("command", "c4ai", "aya")),
-    ("01-ai", ("yi-",)),
-    ("deepseek", ("deepseek",)),
-    ("microsoft", ("phi-", "wizardlm")),
-    ("databricks", ("dbrx",)),
-    ("xai", ("grok",)),
-    ("nvidia", ("nemotron",)),
-)
-_PROVIDERS = {
-    "openai": "openai",
-    "anthropic": "anthropic",
-    "google": "google",
-    "mistral": "mistral",
-    "cohere": "cohere",
-    "deepseek": "deepseek",
-    "grok": "xai",
-    "xai": "xai",
-}
-
-
-def model_family(name: str, overrides: Mapping[str, str] | None = None) -> str:
-    """Vendor family of a model name (``openai/gpt-4o`` and ``gpt-4o`` → ``openai``); an
-    override map (exact name → family) wins; unknown names are their own family."""
-    if overrides and name in overrides:
-        return overrides[name]
-    parts = name.lower().split("/")
-    base = parts[-1]
-    for family, prefixes in _FAMILIES:
-        if base.startswith(prefixes):
-            return family
-    for part in parts[:-1]:
-        if part in _PROVIDERS:
-            return _PROVIDERS[part]
-    return base
-
 
 @dataclass(frozen=True)
 class RankShift:
@@ -250,6 +274,8 @@ class RankShift:
     judge_rank: float
     reference_rank: float
     shift: float
+    own_family: bool = False
+    """The judge scored a model of its own family (or itself): ``judged_by_own_family``."""
 
 
 @dataclass(frozen=True)
@@ -272,6 +298,28 @@ class SelfBias:
         return asdict(self) | {"own_family_shift": self.own_family_shift}
 
 
+def _bare(name: str) -> str:
+    return name.rpartition("/")[2].lower()
+
+
+def judged_by_own_family(
+    judge: str, model: str, family_of: Callable[[str], str] = model_family
+) -> bool:
+    """Whether ``judge`` is ``model`` itself or of its family, provider prefixes removed
+    (``openai/gpt-4o`` judging ``gpt-4o-mini``): the self-preference the Arena-Hard paper
+    measures, and what a leaderboard's ``self-judged`` flag marks."""
+    return _bare(judge) == _bare(model) or family_of(judge) == family_of(model)
+
+
+def self_judged_share(
+    games_by_judge: Mapping[str, int], model: str, family_of: Callable[[str], str] = model_family
+) -> float:
+    """The share of ``model``'s games scored by itself or its family (0 without games)."""
+    total = sum(games_by_judge.values())
+    own = sum(n for j, n in games_by_judge.items() if judged_by_own_family(j, model, family_of))
+    return own / total if total else 0.0
+
+
 def ranks(scores: Mapping[str, float]) -> dict[str, float]:
     """Rank 1 = best score; tied scores share their average rank."""
     names = list(scores)
@@ -290,9 +338,12 @@ def self_bias(
     judge_ranks = ranks({m: judge_scores[m] for m in common})
     ref_ranks = ranks({m: reference_scores[m] for m in common})
     rows = [
-        RankShift(m, family_of(m), judge_ranks[m], ref_ranks[m], ref_ranks[m] - judge_ranks[m])
+        RankShift(
+            m, family_of(m), judge_ranks[m], ref_ranks[m], ref_ranks[m] - judge_ranks[m],
+            judged_by_own_family(judge, m, family_of),
+        )
         for m in common
-    ]
+    ]  # fmt: skip
     by_family: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         by_family[row.family].append(row.shift)
@@ -354,16 +405,21 @@ def verbose_policy(records: Iterable[GameRecord]) -> list[dict[str, Any]]:
     return out
 
 
+def _longer_won(record: GameRecord) -> bool | None:
+    """Whether the longer answer won a decisive game; None for a tie, an unparsed game or
+    answers of equal or unknown length."""
+    outcome = model_outcome(record)
+    model_len, base_len = _token_len(record, "model"), _token_len(record, "baseline")
+    if not outcome or model_len is None or base_len is None or model_len == base_len:
+        return None
+    return (outcome > 0) == (model_len > base_len)
+
+
 def longer_answer_preference(records: Iterable[GameRecord]) -> dict[str, dict[str, float]]:
     """Per judge: among decisive parsed games whose answers differ in length, the share won
     by the longer answer (0.5 = no length preference)."""
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for record in checked(records):
-        outcome = model_outcome(record)
-        model_len, base_len = _token_len(record, "model"), _token_len(record, "baseline")
-        if not outcome or model_len is None or base_len is None or model_len == base_len:
-            continue
-        acc = counts[record["judge"]]
-        acc[0] += (outcome > 0) == (model_len > base_len)
-        acc[1] += 1
-    return {j: {"n": n, "longer_wins": k / n} for j, (k, n) in sorted(counts.items())}
+    return {
+        g.judge: {"n": len(g.longer_won), "longer_wins": float(g.longer_won.mean())}
+        for g in judge_games(records)
+        if len(g.longer_won)
+    }

@@ -1,13 +1,14 @@
 """A judge's report card against human labels: is this pairwise judge good enough?
 
-Input: one :class:`CardItem` per judged human-labelled pair (both positions, as the
+Input: one ``CardItem`` per judged human-labelled pair (both positions, as the
 ``arenahard_judgecard`` task asks). Per judge: accuracy against the human majority (each game
 that parsed scores 1 when its preferred side, or tie, is the majority's; an item counts the mean
 of its games) with an interval clustered on items, the human–human ceiling where a set has
 several annotators (each annotator against the majority of the others, the same scoring),
 position consistency, tie rate, the share of decisive verdicts for the longer answer, and the
 accuracy of always choosing the longer answer on the same items — the baseline a judge must beat.
-Pure numpy/scipy.
+Tie rate and length preference are shares of games (their intervals treat games as the units);
+the others are shares of items. Pure numpy/scipy.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class CardItem:
 
 @dataclass(frozen=True)
 class Share:
-    """A proportion with its interval (clustered on items) and the items behind it."""
+    """A proportion with its interval and the units (items, or games) behind it."""
 
     value: float | None
     lower: float | None

@@ -139,7 +139,7 @@ def power_analysis(
 def power_per_judge(
     records: Iterable[Mapping[str, Any]], options: RankingOptions, delta: float
 ) -> dict[str, PowerReport]:
-    """:func:`power_analysis` of each judge's overall table (``rank`` with ``options``), judges
+    """``power_analysis`` of each judge's overall table (``rank`` with ``options``), judges
     in name order: a judge's verdicts are the measurement, so their variances are not pooled."""
     records = list(records)
     judges = sorted({str(r["judge"]) for r in records if r.get("judge") is not None})

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-DEFAULT_CI = 0.95
+from inspect_arenahard.stats.rank_options import DEFAULT_CI as DEFAULT_CI  # re-exported
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The one ranking service: games (or battles) and a ``RankingOptions`` in, every table out.
 
 ``arenahard leaderboard``, ``metrics``, ``judges``, ``power``, ``report --html``, tournament
-ratings and the ``inspect_arenahard.report.dataframes`` dataframes all call :func:`rank`, so the same
+ratings and the ``inspect_arenahard.report.dataframes`` dataframes all call ``rank``, so the same
 options give the same numbers everywhere. The options are one typed dataclass; the CLI flags and
 config keys are generated from it (``typed_options``), so they cannot drift between commands.
 
@@ -15,26 +15,18 @@ the battles' official rules; intervals are prompt-clustered (``sandwich``) unles
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, TypeVar
 
 import numpy as np
 
 from inspect_arenahard.stats.battles import Battles, from_games, selection
 from inspect_arenahard.stats.combined import COMBINED, combine, prompts_per_category
-from inspect_arenahard.stats.estimates import (
-    CI_METHODS,
-    CIMethod,
-    Leaderboard,
-    Method,
-    Unparsed,
-    leaderboard,
-    resolve_baseline,
-)
-from inspect_arenahard.stats.quality import DEFAULT_CI
-from inspect_arenahard.stats.style_control import Anchor, parse_features
-from inspect_arenahard.stats.style_refit import Refits
-from inspect_arenahard.stats.verdict_points import check_strong_weight
+from inspect_arenahard.stats.estimates import Leaderboard, leaderboard, resolve_baseline
+from inspect_arenahard.stats.judge_checks import JudgeCheck, check_judges, flagged, strict_error
+from inspect_arenahard.stats.judge_coverage import TableJudging, table_judging
+from inspect_arenahard.stats.rank_options import RankingOptions as RankingOptions  # re-exported
 
 G = TypeVar("G", bound=Mapping[str, Any])
 DEFAULT_STYLE = "length,markdown"
@@ -42,86 +34,33 @@ DEFAULT_STYLE = "length,markdown"
 
 
 @dataclass(frozen=True)
-class RankingOptions:
-    """How games become a ranking. ``None`` rules follow the official code of the games' version."""
-
-    baseline: str | None = field(
-        default=None,
-        metadata={"help": "anchor model (None: the baseline the judge records name)"},
-    )
-    judge: list[str] | None = field(
-        default=None,
-        metadata={"help": "use only this judge (repeat to pool several; None: all pooled)", "repeat": True, "metavar": "MODEL"},
-    )  # fmt: skip
-    category: str | None = field(default=None, metadata={"help": "use only this question category"})
-    method: Method | None = field(
-        default=None,
-        metadata={"help": "bt: Bradley–Terry win-rate (official v0.1); mean: mean battle score (official v2.0); None: the version's"},
-    )  # fmt: skip
-    unparsed: Unparsed | None = field(
-        default=None,
-        metadata={"help": "game: drop only an unparsed game (official v0.1); pair: drop both games of its judgment (official v2.0); None: the version's"},
-    )  # fmt: skip
-    style_control: str | None = field(
-        default=None,
-        metadata={"help": "comma-separated style features: length, markdown (= header,list,bold), header, list, bold", "metavar": "FEATURES"},
-    )  # fmt: skip
-    style_anchor: Anchor | None = field(
-        default=None,
-        metadata={"help": "style-controlled score at the pool's mean style difference (official) or at equal style (equal: does not move with the pool); None: official"},
-    )  # fmt: skip
-    ci_method: CIMethod = field(
-        default="sandwich",
-        metadata={"help": "sandwich: prompt-clustered intervals that cover (every method); official: the published row bootstrap over --rounds resamples, too narrow (reproduces published CIs)"},
-    )  # fmt: skip
-    style_refits: Refits = field(
-        default="auto",
-        metadata={"help": "style-controlled official bootstrap: exact refits of each resample, or one Newton step from the full fit (one-step: several times faster at arena scale, an approximation whose error benchmarks/bench_arena.py prints); auto: one-step from 200,000 battles"},
-    )  # fmt: skip
-    ci: float = field(default=DEFAULT_CI, metadata={"help": "confidence level of the intervals"})
-    rounds: int = field(default=100, metadata={"help": "bootstrap rounds (--ci-method official)"})
-    seed: int = field(
-        default=0, metadata={"help": "bootstrap seed (0: the same games give the same table)"}
-    )
-    by_category: bool = field(
-        default=True,
-        metadata={"help": "with several categories, a table per category (and the combined score when their baselines differ) besides the pooled one; --no-by-category: the pooled table only"},
-    )  # fmt: skip
-    strong_weight: int | None = field(
-        default=None,
-        metadata={"help": "battles a strong (>>) verdict counts for (judge logs only; None: the records' own weight)"},
-    )  # fmt: skip
-
-    def __post_init__(self) -> None:
-        if self.ci_method not in CI_METHODS:
-            raise ValueError(
-                f"unknown CI method {self.ci_method!r}; choose from {', '.join(CI_METHODS)}"
-            )
-        if not 0 < self.ci < 1:
-            raise ValueError(f"confidence level must be between 0 and 1, got {self.ci}")
-        if self.rounds < 1:
-            raise ValueError(f"bootstrap rounds must be at least 1, got {self.rounds}")
-        if self.strong_weight is not None:
-            check_strong_weight(self.strong_weight, "--strong-weight")
-        parse_features(
-            self.style_control or ""
-        )  # an unknown feature: an error now, not after reading
-
-    @property
-    def style(self) -> tuple[str, ...]:
-        """The style-control features, canonical order (empty: no style control)."""
-        return parse_features(self.style_control) if self.style_control else ()
-
-
-@dataclass(frozen=True)
 class Ranking:
     """Every table of one ranking, in print order (pooled, per category, combined), the models
-    the combined table leaves out (not in every category) and the battles ranked."""
+    the combined table leaves out (not in every category), the battles ranked and the game
+    records they came from (empty for a battle file)."""
 
     tables: tuple[Leaderboard, ...]
     left_out: tuple[str, ...]
     battles: Battles
     options: RankingOptions
+    games: tuple[Mapping[str, Any], ...] = ()
+
+    @cached_property
+    def judge_checks(self) -> tuple[JudgeCheck, ...]:
+        """Each judge's information checks from the games ranked (none for a battle file)."""
+        return check_judges(self.games, self.options.ci)  # type: ignore[arg-type]
+
+    def judging(self, table: Leaderboard) -> TableJudging | None:
+        """Who judged each row of ``table`` and which rows compare; None without judge names."""
+        battles = self.battles
+        if table.category not in (None, COMBINED):
+            battles = battles.where(category=table.category)
+        checks = {c.judge: c for c in self.judge_checks}
+        return table_judging(battles, [r.model for r in table.rows], checks)
+
+    def judgings(self) -> dict[str | None, TableJudging]:
+        """``judging`` of every table that has one, by the table's category."""
+        return {t.category: j for t in self.tables if (j := self.judging(t)) is not None}
 
     @property
     def overall(self) -> Leaderboard:
@@ -164,6 +103,10 @@ def rank(
 ) -> Ranking:
     """Every table ``options`` asks for, from game records or battles."""
     options = options or RankingOptions()
+    games: tuple[Mapping[str, Any], ...] = ()
+    if not isinstance(source, Battles):
+        source = tuple(source)
+        games = tuple(select_games(source, options))
     battles = select_battles(source, options)
     tables = leaderboards(battles, options)
     per_category = [t for t in tables if t.category is not None]
@@ -171,7 +114,10 @@ def rank(
     if len(per_category) == len(tables) > 1:  # categories with their own baselines (v2.0)
         combined, left_out = combine(per_category, prompts_per_category(battles), seed=options.seed)
         tables = [*tables, combined]
-    return Ranking(tuple(tables), tuple(left_out), battles, options)
+    ranking = Ranking(tuple(tables), tuple(left_out), battles, options, games)
+    if options.strict_judges and (bad := flagged(ranking.judge_checks)):
+        raise ValueError(strict_error(bad))
+    return ranking
 
 
 def leaderboards(battles: Battles, options: RankingOptions) -> list[Leaderboard]:

@@ -1,5 +1,5 @@
 """A benchmark's scores against a reference ranking (``arenahard metrics``): every quality metric
-of :mod:`inspect_arenahard.stats.quality` on the models both name, each matched model's two
+of ``inspect_arenahard.stats.quality`` on the models both name, each matched model's two
 intervals, and what matched nothing — one object that the printed tables and the JSON both read.
 """
 

@@ -1,6 +1,6 @@
 """Score tables (a benchmark's or a reference's scores per model) and matching their model names.
 
-Pure: tables built from logs or read from files (:mod:`inspect_arenahard.report.score_table_files`) meet
+Pure: tables built from logs or read from files (``inspect_arenahard.report.score_table_files``) meet
 here, and the quality and judge analyses compare them. Model names that cannot be matched are
 returned in lists, never dropped silently.
 """

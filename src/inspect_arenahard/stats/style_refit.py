@@ -22,7 +22,7 @@ give a finite MLE, a step too large for H₀, no convergence in ``CHORD_STEPS``)
 ``fit``, as before.
 
 At arena scale (a million battles) even these refits cost tens of milliseconds a round, most of
-it passes over the rows with an exponential each. :class:`OneStepRefit` takes the one Newton
+it passes over the rows with an exponential each. ``OneStepRefit`` takes the one Newton
 step from the full-data fit instead, θ̂ + H₀⁻¹·∇ℓ*(θ̂): the resample's gradient at the full fit
 needs no exponential (the win probabilities there are known), only its counts times fixed
 residuals summed per pair and per feature. It is an approximation (the one-step bootstrap,
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from scipy import linalg, sparse
@@ -49,6 +48,8 @@ from inspect_arenahard.stats.bt import (
     finite_and_linked,
     fit,
 )
+from inspect_arenahard.stats.rank_options import REFITS as REFITS  # re-exported
+from inspect_arenahard.stats.rank_options import Refits as Refits
 
 BLOCK_VALUES = 1 << 24
 """Rounds per block are capped so that a block's counts (rows × rounds, two arrays) hold about
@@ -59,8 +60,6 @@ ONE_STEP_ROWS = 200_000
 refits by default (``refits="auto"``): exact refits there cost ~25 ms a round per million rows,
 and the one step's error (measured at a million battles: a few hundredths of a point at worst)
 is below the Monte Carlo error of the bootstrap's percentiles."""
-Refits = Literal["auto", "exact", "one-step"]
-REFITS: tuple[str, ...] = ("auto", "exact", "one-step")
 CHUNK_VALUES = 1 << 18
 """A pass over the rows goes a chunk of rows at a time, so that its temporaries (chunk rows ×
 rounds) stay in cache (2 MB in double precision)."""

@@ -1,6 +1,6 @@
 """Five-point pairwise verdict labels and the points a verdict gives each side.
 
-The scoring half of a verdict (parsing judge text is :mod:`inspect_arenahard.judging.verdicts`): what a
+The scoring half of a verdict (parsing judge text is ``inspect_arenahard.judging.verdicts``): what a
 label means, in one place, for the judge scorer, the log reader and every statistic, so that a
 label is worth the same everywhere.
 """

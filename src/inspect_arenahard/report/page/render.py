@@ -17,11 +17,17 @@ from typing import Any
 
 from inspect_arenahard.files.outputs import versions
 from inspect_arenahard.report.costs import format_cost
-from inspect_arenahard.report.leaderboard_tables import exclusions_note, records
+from inspect_arenahard.report.leaderboard_tables import (
+    exclusions_note,
+    group_order,
+    judging_columns,
+    records,
+)
 from inspect_arenahard.report.page.sections import Board, Report
-from inspect_arenahard.stats import power
-from inspect_arenahard.stats.estimates import Leaderboard
+from inspect_arenahard.stats import power, shares
+from inspect_arenahard.stats.estimates import Leaderboard, Row
 from inspect_arenahard.stats.judge_card import Share
+from inspect_arenahard.stats.judge_coverage import TableJudging
 
 PLAIN, STYLED, BASELINE = "#1f77b4", "#e6550d", "#d62728"
 MIN_CORRELATION_POINTS = 5
@@ -193,6 +199,9 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
     costs = {m.model: m.cost for m in report.models}
     flags = {r.model: report.flags.get(r.model) for r in plain.rows}
     show_flags = any(flags.values())
+    judging = board.judging
+    judge_cells = judging_columns(plain, {plain.category: judging} if judging else None)
+    order, ranks = _board_order(plain, judging)
     headers = [
         "rank",
         "model",
@@ -206,12 +215,14 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
         "cost",
     ]
     headers += ["flags"] if show_flags else []
+    headers += list(judge_cells)
     rows = []
-    for rank, r in enumerate(plain.rows, 1):
+    for r in order:
+        rank = ranks.get(r.model)
         s = styled_rows.get(r.model)
         cost = costs.get(r.model)
         cells = [
-            _cell(rank),
+            _cell(rank if rank is not None else "–"),
             f'<td class="model">{escape(_label(r.model, plain))}</td>',
             _cell(r.score),
             _cell(f"{_num(r.lower)} – {_num(r.upper)}", sort=r.upper - r.lower),
@@ -230,6 +241,7 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
         ]
         if show_flags:
             cells.append(_cell(", ".join(map(str, flags[r.model] or [])) or "–"))
+        cells += [_cell(column.get(r.model) or "–") for column in judge_cells.values()]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     meta = [
         _anchor_line(board),
@@ -260,11 +272,26 @@ def _board_panel(board: Board, report: Report, active: bool) -> str:
         notes.append(
             "Some models won or lost all their battles; small pseudo-ties keep their scores finite."
         )
+    if judging is not None:
+        notes += [escape(n[0].upper() + n[1:] + ".") for n in judging.notes()]
     return (
         f'<section class="panel" data-group="board" data-tab="{escape(name)}"{"" if active else " hidden"}>'
         f'<p class="meta">{" · ".join(meta)}</p><div class="plot">{forest_svg(board)}</div>'
         f"{_table(headers, rows)}{''.join(f'<p class=note>{n}</p>' for n in notes)}</section>"
     )
+
+
+def _board_order(
+    table: Leaderboard, judging: TableJudging | None
+) -> tuple[list[Row], dict[str, int]]:
+    """Rows and ranks as the text table gives them: by score, or, when the judges split the
+    models into groups that share no judge, each group together with ranks within it (anchors
+    first, unranked)."""
+    rows = list(table.rows)
+    if judging is None or not judging.split:
+        return rows, {r.model: i for i, r in enumerate(rows, 1)}
+    ranks = judging.group_ranks(r.model for r in rows)
+    return sorted(rows, key=lambda r: group_order(judging, r.model)), ranks
 
 
 def _anchor_line(board: Board) -> str:
@@ -308,9 +335,12 @@ def _leaderboards(report: Report) -> str:
 def leaderboard_data(report: Report) -> str:
     """The boards' rows as JSON, the records ``arenahard leaderboard --json`` writes (plain and
     style-controlled tables), safe inside a ``<script>`` element."""
+    judging = {b.plain.category: b.judging for b in report.boards if b.judging is not None}
     data = {
-        "plain": records([b.plain for b in report.boards], coefficients=True),
-        "styled": records([b.styled for b in report.boards if b.styled], coefficients=True),
+        "plain": records([b.plain for b in report.boards], coefficients=True, judging=judging),
+        "styled": records(
+            [b.styled for b in report.boards if b.styled], coefficients=True, judging=judging
+        ),
     }
     return json.dumps(data).replace("</", "<\\/")
 
@@ -408,6 +438,7 @@ def _judges(report: Report) -> str:
         '<a href="#disputed">disputed games</a>. Spearman(score, length): rank correlation of model score with '
         f"mean answer tokens under that judge, over its models (n); left out below {MIN_CORRELATION_POINTS} models.</p>"
     )
+    out.append(_judge_checks(report))
     if report.agreement is not None:
         fine, coarse = report.agreement
         shared = [(f, c) for f, c in zip(fine.pairs, coarse.pairs) if f.n_items]
@@ -434,6 +465,32 @@ def _judges(report: Report) -> str:
                 )
             )
     return "".join(out)
+
+
+def _judge_checks(report: Report) -> str:
+    """Each judge's information checks with their prompt-clustered intervals, and its flags."""
+    rows = []
+    for c in report.judge_checks:
+        figures = [
+            _cell(_share(f), sort=f.value) for f in (c.consistency, c.position_a, c.ties, c.longer)
+        ]
+        flags = "; ".join(c.reasons()) or "–"
+        rows.append(
+            f'<tr><td class="model">{escape(c.judge)}</td>{"".join(figures)}{_cell(flags)}</tr>'
+        )
+    pct = f"{report.options.ranking.ci * 100:g}%"
+    return (
+        "<h3>Judge checks</h3>"
+        + _table(["judge", "position-consistent", "position A wins", "ties", "longer answer wins", "judge flags"], rows)
+        + f'<p class="note">Each figure with its prompt-clustered {pct} interval and its count (pairs or games). '
+        "A judge is flagged when its verdicts carry (almost) no information: one position wins both swapped "
+        "games, one label throughout, swapped games agreeing less than a coin's would, or the longer answer "
+        "always winning. Rows resting only on flagged judges have intervals that measure nothing.</p>"
+    )  # fmt: skip
+
+
+def _share(share: shares.Share) -> str:
+    return share.text() if share.n else "–"
 
 
 def _evaluators(report: Report) -> str:

@@ -17,6 +17,8 @@ from inspect_arenahard.stats.combined import COMBINED, prompts_per_category
 from inspect_arenahard.stats.estimates import Leaderboard
 from inspect_arenahard.stats.game_record import GameRecord
 from inspect_arenahard.stats.judge_card import JudgeCard, judge_cards
+from inspect_arenahard.stats.judge_checks import JudgeCheck
+from inspect_arenahard.stats.judge_coverage import TableJudging
 from inspect_arenahard.stats.ranking import (
     DEFAULT_STYLE,
     Ranking,
@@ -69,6 +71,8 @@ class Board:
     own rows carry no coefficients)."""
     anchors: tuple[Anchor, ...] = ()
     """The combined table's per-category anchors (empty for other tables: ``plain.baseline``)."""
+    judging: TableJudging | None = None
+    """Who judged each row and which rows compare (None without judge names)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,8 @@ class Report:
     models: list[ModelSummary]
     costs: CostReport
     positions: list[judge_bias.PositionStats]
+    judge_checks: tuple[JudgeCheck, ...]
+    """Each judge's information checks (the leaderboard's flags)."""
     agreement: Any | None
     length: dict[str, dict[str, float]]
     longer: dict[str, dict[str, float]]
@@ -166,6 +172,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
         models=_models(games, costs),
         costs=costs,
         positions=judge_bias.position_analysis(games),
+        judge_checks=plain.judge_checks,
         agreement=judge_bias.judges_agreement(games)
         if len({g["judge"] for g in games}) > 1
         else None,
@@ -183,7 +190,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
         from inspect_arenahard.report.audit_inputs import model_flags
 
         report.flags = model_flags(logs)
-    from inspect_arenahard.logs.judge_cards import card_items
+    from inspect_arenahard.logs.card_items import card_items
 
     report.evaluators = judge_cards(card_items(logs)[0])
     disputed = _disputed(games)
@@ -214,7 +221,7 @@ def _boards(
     twins = {t.category: t for t in styled.tables} if styled else {}
     features = parse_features(options.style_control or DEFAULT_STYLE) if styled else ()
     boards = [
-        Board(t, twins.get(t.category), note, features, _anchors(t, plain))
+        Board(t, twins.get(t.category), note, features, _anchors(t, plain), plain.judging(t))
         for t in plain.tables
         if t.rows
     ]

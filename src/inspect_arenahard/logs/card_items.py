@@ -1,5 +1,5 @@
 """Report-card items out of ``arenahard_judgecard`` logs (``arenahard judges --card``, the HTML
-report's evaluator table): one :class:`~inspect_arenahard.stats.judge_card.CardItem` per judge
+report's evaluator table): one ``CardItem`` per judge
 and human-labelled pair."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ SCORER = "judgecard_judge"
 
 
 def card_items(paths: Sequence[str]) -> tuple[list[CardItem], list[str], list[str]]:
-    """One :class:`CardItem` per (judge, item) of every ``arenahard_judgecard`` log under
+    """One ``CardItem`` per (judge, item) of every ``arenahard_judgecard`` log under
     ``paths``, the logs read, and what was left out (unreadable logs, unscored samples)."""
     items: list[CardItem] = []
     read: list[str] = []

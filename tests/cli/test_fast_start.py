@@ -1,0 +1,62 @@
+"""`arenahard --version`, `--help` and every command's `--help` start without the heavy libraries.
+
+Checked by what a fresh interpreter has imported, not by a timing, so a loaded machine cannot
+make it flaky; `benchmarks/bench_startup.py` prints the times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from inspect_arenahard.cli import build_parser
+
+HEAVY = ("torch", "sklearn", "scipy", "inspect_ai", "pandas", "matplotlib", "pyarrow")
+
+PROBE = """
+import contextlib, io, sys
+from inspect_arenahard.cli import build_parser, main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        code = main(sys.argv[1:]) if sys.argv[1:] else build_parser() and 0
+    except SystemExit as exit_:
+        code = exit_.code
+print("EXIT", code)
+print("LOADED", *sorted({name.split(".")[0] for name in sys.modules}))
+"""
+
+
+def _commands() -> list[str]:
+    [action] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(action.choices)
+
+
+def _loaded(*argv: str, exit_code: int = 0) -> set[str]:
+    """The top-level packages a fresh interpreter has imported after ``arenahard ARGV``."""
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, check=True
+    ).stdout
+    assert f"EXIT {exit_code}" in out, out
+    return set(out.rsplit("LOADED", 1)[1].split())
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], []], ids=["version", "help", "parser"])
+def test_starting_loads_no_heavy_library(argv: list[str]) -> None:
+    loaded = _loaded(*argv)
+    assert "inspect_arenahard" in loaded
+    assert not loaded & set(HEAVY), f"arenahard {' '.join(argv)} imported {loaded & set(HEAVY)}"
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_a_commands_help_loads_no_heavy_library(command: str) -> None:
+    loaded = _loaded(command, "--help")
+    assert not loaded & set(HEAVY), f"arenahard {command} --help imported {loaded & set(HEAVY)}"
+
+
+def test_a_command_that_ranks_still_loads_the_statistics() -> None:
+    """The probe sees imports: a command past its parser loads scipy (guards the probe itself)."""
+    loaded = _loaded("power", "--games", "missing.jsonl", exit_code=2)
+    assert "scipy" in loaded

@@ -1,0 +1,203 @@
+"""The columnar battle-file reader gives exactly the row reader's battles and errors.
+
+Real data: the published arena-hard battle file (runs of repeated rows for strong verdicts) and
+battles between arena-hard v0.1's stored answers carrying their real ``conv_metadata``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inspect_arenahard.logs.battle_files import (
+    read_battle_columns,
+    read_battle_rows,
+    read_battles_jsonl,
+)
+from inspect_arenahard.stats.battles import Battles
+from tests.helpers.battles import BATTLE_FILE
+from tests.helpers.shared_data import shared
+from tests.helpers.style_games import BASELINE, MODELS, answer_metadata
+
+FIELDS = ("a", "b", "points", "weight", "question_id", "category", "judge", "baseline", "version", "epoch")  # fmt: skip
+
+
+def assert_same_battles(ours: Battles, rows: Battles) -> None:
+    assert ours.models == rows.models
+    for name in (*FIELDS, "style_a", "style_b"):
+        x, y = getattr(ours, name), getattr(rows, name)
+        if y is None:
+            assert x is None, name
+            continue
+        assert x.dtype == y.dtype and x.shape == y.shape, name
+        same = (x == y) | ((x != x) & (y != y))  # NaN style rows equal
+        assert same.all(), name
+        assert [type(v) for v in x[:50]] == [type(v) for v in y[:50]], name
+
+
+def arena_rows(seed: int = 0) -> list[dict]:
+    """Battles among arena-hard v0.1 answers with their stored ``conv_metadata``: every winner
+    value, categories, judges, a few rows without metadata and runs of repeated rows."""
+    rng = np.random.default_rng(seed)
+    answers = {m: answer_metadata(m) for m in [BASELINE, *MODELS]}
+    names = list(answers)
+    rows = []
+    for qid in list(answers[BASELINE])[:150]:
+        a, b = rng.choice(len(names), 2, replace=False)
+        row = {
+            "question_id": qid, "model_a": names[a], "model_b": names[b],
+            "winner": str(rng.choice(["model_a", "model_b", "tie", "tie (bothbad)"])),
+            "category": str(rng.choice(["hard_prompt", "coding"])), "judge": "gpt-4-1106-preview",
+        }  # fmt: skip
+        if rng.random() > 0.1:
+            meta = {}
+            for side, model in (("a", names[a]), ("b", names[b])):
+                stored = answers[model][qid]
+                meta[f"sum_assistant_{side}_tokens"] = stored["token_len"]
+                for kind in ("header_count", "list_count", "bold_count"):
+                    meta[f"{kind}_{side}"] = stored[kind]
+            row["conv_metadata"] = meta
+        rows += [row] * int(rng.choice([1, 1, 2, 3, 4, 7]))
+    return rows
+
+
+def write(path: Path, rows: list, blank_every: int = 0) -> Path:
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in rows]
+    if blank_every:
+        lines = [
+            x
+            for i, line in enumerate(lines)
+            for x in ([line, ""] if i % blank_every == 0 else [line])
+        ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.shared_data
+def test_the_published_battle_file_reads_alike_both_ways() -> None:
+    path = shared(*BATTLE_FILE)
+    assert read_battle_columns(path) is not None  # the columnar reader took it
+    ours, rows = read_battles_jsonl(path), read_battle_rows(path)
+    assert_same_battles(ours, rows)
+    assert (ours.weight == 3).sum() > 100  # strong verdicts folded from runs of three rows
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("strong_weight", [1, 3])
+def test_real_style_metadata_reads_alike_both_ways(tmp_path: Path, strong_weight: int) -> None:
+    path = write(tmp_path / "arena.jsonl", arena_rows(), blank_every=17)
+    assert read_battle_columns(path) is not None
+    ours = read_battles_jsonl(path, strong_weight)
+    assert_same_battles(ours, read_battle_rows(path, strong_weight))
+    assert ours.style_a is not None and np.isnan(ours.style_a[:, 0]).any()  # rows without metadata
+    assert set(ours.category) == {"hard_prompt", "coding"}
+
+
+def test_no_style_metadata_and_integer_ids_read_alike(tmp_path: Path) -> None:
+    rows = [
+        {"question_id": i // 3, "model_a": f"m{i % 4}", "model_b": f"m{(i + 1) % 4}", "winner": "model_a"}
+        for i in range(60)
+    ]  # fmt: skip
+    path = write(tmp_path / "b.jsonl", rows)
+    ours = read_battles_jsonl(path)
+    assert_same_battles(ours, read_battle_rows(path))
+    assert ours.style_a is None and type(ours.question_id[0]) is int
+
+
+BAD_ROWS = [
+    ({"question_id": 1, "model_a": "x", "winner": "model_a"}, "missing field 'model_b'"),
+    ({"model_a": "x", "model_b": "y", "winner": "model_a"}, "missing field 'question_id'"),
+    ({"question_id": 1, "model_a": "x", "model_b": "y", "winner": "draw"}, "field 'winner' is 'draw'"),
+    ({"question_id": 1, "model_a": "x", "model_b": "y", "winner": None}, "field 'winner' is None"),
+    ({"question_id": 1, "model_a": "x", "model_b": "x", "winner": "tie"}, "model_a and model_b are both 'x'"),
+    (
+        {"question_id": 1, "model_a": "x", "model_b": "y", "winner": "tie",
+         "conv_metadata": {"sum_assistant_a_tokens": 5}},
+        "malformed conv_metadata (KeyError",
+    ),
+    ('{"question_id": 1, "model_a": "x",', "not valid JSON"),
+    ({"question_id": "q1", "model_a": "x", "model_b": "y", "winner": "tie"}, None),  # id type changes
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("bad", "message"), BAD_ROWS)
+def test_a_bad_row_is_named_by_file_line_and_field_as_the_row_reader_does(
+    tmp_path: Path, bad: dict | str, message: str | None
+) -> None:
+    good = [
+        {"question_id": i, "model_a": "x", "model_b": "y", "winner": "model_a",
+         "conv_metadata": {f"{k}_{s}": ({"n": 1} if k != "sum_assistant" else 3)
+                           for k in ("header_count", "list_count", "bold_count") for s in "ab"}
+         | {"sum_assistant_a_tokens": 3, "sum_assistant_b_tokens": 4}}
+        for i in range(40)
+    ]  # fmt: skip
+    path = write(tmp_path / "b.jsonl", [*good[:30], bad, *good[30:]], blank_every=7)
+    lineno = (
+        path.read_text().splitlines().index(bad if isinstance(bad, str) else json.dumps(bad)) + 1
+    )
+    if message is None:  # pyarrow refuses the file; the row reader reads it
+        assert read_battle_columns(path) is None
+        assert_same_battles(read_battles_jsonl(path), read_battle_rows(path))
+        return
+    with pytest.raises(ValueError) as ours:
+        read_battles_jsonl(path)
+    with pytest.raises(ValueError) as rows:
+        read_battle_rows(path)
+    assert str(ours.value) == str(rows.value)
+    assert str(ours.value).startswith(f"{path}:{lineno}: {message}")
+
+
+def test_an_explicit_null_the_row_reader_takes_is_read_row_by_row(tmp_path: Path) -> None:
+    rows = [{"question_id": None, "model_a": "x", "model_b": "y", "winner": "tie"}] + [
+        {"question_id": i, "model_a": "x", "model_b": "y", "winner": "model_b"} for i in range(5)
+    ]
+    path = write(tmp_path / "b.jsonl", rows)
+    assert_same_battles(read_battles_jsonl(path), read_battle_rows(path))
+
+
+@pytest.mark.parametrize("content", ["", "\n\n"])
+def test_an_empty_file_has_no_battles(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "b.jsonl"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=r"b.jsonl: no battles"):
+        read_battles_jsonl(path)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"category": "coding"}, {"judge": "j2"}, {"winner": "tie (bothbad)"}, {"question_id": 2},
+     {"model_b": "z"}, {"conv_metadata": {"sum_assistant_a_tokens": 9}}],
+    ids=lambda c: next(iter(c)),
+)  # fmt: skip
+def test_rows_that_differ_in_one_field_are_not_one_run(tmp_path: Path, change: dict) -> None:
+    """Three identical rows are one strong game; a fourth that differs in one field is its own."""
+    row = {"question_id": 1, "model_a": "x", "model_b": "y", "winner": "tie", "category": "hard",
+           "judge": "j1", "conv_metadata": {f"{k}_{s}": {"n": 1} for k in ("header_count", "list_count", "bold_count") for s in "ab"}
+           | {"sum_assistant_a_tokens": 3, "sum_assistant_b_tokens": 4}}  # fmt: skip
+    other = row | change
+    if "conv_metadata" in change:
+        other["conv_metadata"] = row["conv_metadata"] | change["conv_metadata"]
+    path = write(tmp_path / "b.jsonl", [row, row, row, other, other, row])
+    ours = read_battles_jsonl(path)
+    assert_same_battles(ours, read_battle_rows(path))
+    assert ours.weight.tolist() == [3.0, 1.0, 1.0, 1.0]
+
+
+def test_a_gzip_battle_file_reads_alike_and_names_its_bad_line(tmp_path: Path) -> None:
+    import gzip
+
+    rows = [
+        {"question_id": i, "model_a": f"m{i % 3}", "model_b": f"m{(i + 1) % 3}", "winner": "tie"}
+        for i in range(30)
+    ]
+    path = tmp_path / "b.jsonl.gz"
+    path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    assert read_battle_columns(path) is not None
+    assert_same_battles(read_battles_jsonl(path), read_battle_rows(path))
+    del rows[7]["winner"]
+    path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    with pytest.raises(ValueError, match=rf"^{path}:8: missing field 'winner'$"):
+        read_battles_jsonl(path)
