@@ -185,10 +185,13 @@ def test_exported_file_runs_as_arenahard(curated: tuple[Work, Path], tmp_path: P
         "--model", "mockllm/model", "--model-role", "baseline=mockllm/model", "--model-role", "judge=mockllm/model",
     ]  # fmt: skip
     log = inspect_eval_cli(args, cwd=tmp_path, log_dir=tmp_path / "logs")
-    assert log.status == "success" and sorted(s.id for s in log.samples or []) == sorted(ids)
+    # the benchmark's prompts, and the 16 canary pairs every run judges beside them
+    prompts = [s for s in log.samples or [] if not s.metadata.get("canary")]
+    assert log.status == "success" and sorted(s.id for s in prompts) == sorted(ids)
+    assert len(log.samples or []) == len(ids) + 16
     assert all(
         s.metadata["category"] == "hard_prompt" and isinstance(s.metadata["cluster"], int)
-        for s in log.samples or []
+        for s in prompts
     )
 
 

@@ -6,13 +6,13 @@ other-script look-alikes for the letters and signs they resemble, ignores invisi
 private-use characters, folds accents, and often reads Markdown or HTML as rendered. Three
 readings cover this:
 
-``raw``
-    the text as written (what the parsers read; it differs from ``plain`` only where an entity
-    decodes over characters that follow it, as ``&#x3eCriteria`` does);
 ``plain``
     every character folded by ``fold`` (entities decoded; NFKD with combining marks removed,
     then NFC; look-alikes from ``LOOKALIKES`` mapped; characters of categories Cf, Cc (other
     than whitespace), Co, Cs, Mn and Me and Hangul fillers removed);
+``raw``
+    the text as written (what the parsers read; it differs from ``plain`` only where an entity
+    decodes over characters that follow it, as ``&#x3eCriteria`` does);
 ``rendered``
     the plain reading after Markdown and HTML are rendered: emphasis, code and math marks
     (``* _ ` ~ ^ { } $``) and backslash escapes removed, HTML tags and comments removed, LaTeX
@@ -39,7 +39,8 @@ from importlib.resources import files
 from typing import Iterable, Literal
 
 Reading = Literal["raw", "plain", "rendered"]
-READINGS: tuple[Reading, ...] = ("raw", "plain", "rendered")
+READINGS: tuple[Reading, ...] = ("plain", "raw", "rendered")
+"""In the order recognition applies them: a later reading adds only what the earlier missed."""
 SPELLINGS: tuple[str, ...] = (
     "raw",
     "entity",
