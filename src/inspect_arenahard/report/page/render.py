@@ -667,7 +667,7 @@ PAGE = """<!doctype html>
 })();
 </script>
 <style>
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1200px; padding: 16px 24px; color: #222; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1240px; padding: 16px 24px; color: #222; }
 h1 { margin: 0 0 4px; font-size: 24px; } h2 { margin-top: 32px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 .meta { color: #555; } .note { color: #555; font-size: 13px; max-width: 1000px; }
 nav.toc a { margin-right: 14px; color: #1f77b4; text-decoration: none; }
