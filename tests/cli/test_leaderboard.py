@@ -12,43 +12,15 @@ import pytest
 
 from inspect_arenahard.cli import main
 from tests.helpers.ranking_outputs import AGREEMENT_FLAGS, agreed_records
+from tests.helpers.real_judgments import BASELINE, judgment_games
 from tests.helpers.shared_data import shared
 
 BATTLE_FILE = ("battles", "lmarena_74e8b6f_arena_hard_battles.jsonl")
-BASELINE = "gpt-4-0314"
 # points and weight of the *evaluated model* for each label, by the model's position
 MODEL_SIDE = {
     "A": {"A>>B": (1.0, 3), "A>B": (1.0, 1), "A=B": (0.5, 1), "B>A": (0.0, 1), "B>>A": (0.0, 3)},
     "B": {"A>>B": (0.0, 3), "A>B": (0.0, 1), "A=B": (0.5, 1), "B>A": (1.0, 1), "B>>A": (1.0, 3)},
 }
-
-
-def judgment_games() -> list[dict]:
-    """Game records from every shared v0.1 judgment file: game 1 has the baseline as A, game 2 as B.
-    Answers' style metadata is attached where the shared answers cover the model (phi-3-medium)."""
-    answers = {}
-    for model in (BASELINE, "phi-3-medium-4k-instruct"):
-        path = shared("arena-hard-v0.1", "model_answer", f"{model}.jsonl")
-        answers[model] = {
-            r["question_id"]: r["conv_metadata"]
-            for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())
-        }
-    games = []
-    for path in sorted(shared("arena-hard-v0.1", "model_judgment").glob("*/*.jsonl")):
-        for record in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
-            model, qid = record["model"], record["question_id"]
-            style = (
-                {"model": answers[model][qid], "baseline": answers[BASELINE][qid]}
-                if model in answers
-                else None
-            )
-            for number, (game, position) in enumerate(zip(record["games"], ("B", "A")), 1):
-                games.append({
-                    "question_id": qid, "model": model, "baseline": BASELINE, "judge": record["judge"],
-                    "category": None, "game": number, "model_position": position, "label": game["score"],
-                    "parsed": game["score"] is not None, "style": style,
-                })  # fmt: skip
-    return games
 
 
 def expected_scores(games: list[dict]) -> dict[str, tuple[float, int, int]]:

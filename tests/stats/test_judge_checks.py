@@ -159,7 +159,7 @@ def test_rows_resting_only_on_a_flagged_judge_have_no_meaningful_interval():
 
 @pytest.mark.shared_data
 def test_the_four_real_judges_are_not_flagged():
-    from tests.cli.test_leaderboard import judgment_games
+    from tests.helpers.real_judgments import judgment_games
 
     checks = {c.judge: c for c in check_judges(judgment_games())}
     assert set(checks) == {
