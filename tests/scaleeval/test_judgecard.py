@@ -129,3 +129,32 @@ def test_the_human_ceiling_of_a_set_with_three_annotators(
             per_item.append(np.mean(scores))
     assert card["human_ceiling"]["value"] == pytest.approx(np.mean(per_item))
     assert card["items"] == sum(i.gold is not None for i in items)
+
+
+def test_judgecard_judge_scores_agreement_with_the_human_majority(tmp_path: Path) -> None:
+    """``judgecard_judge()`` on its own: each judge judges both orders; a pair scores the share of
+    parsed verdicts that match the human majority, with the card's item data in the metadata."""
+    from inspect_ai import Task
+
+    from inspect_arenahard.judging.games import JudgeSettings
+    from inspect_arenahard.scaleeval.judgecard import judgecard_judge
+
+    data = shared("meta_eval", "llmbar", "LLMBar_Natural.json")
+    items = load_pairs(data).items[:4]
+    card = arenahard_judgecard(set="llmbar", data=str(data), cache=False)
+    task = Task(
+        dataset=card.dataset, solver=card.solver, scorer=judgecard_judge(JudgeSettings(cache=False))
+    )
+    [log] = eval(
+        task,
+        model=card_judge(items),  # no judge role bound: the main model judges
+        limit=4,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success" and log.samples, log.error
+    for sample, item in zip(log.samples, items):
+        [score] = sample.scores.values()
+        assert score.value == (1.0 if agrees(item) else 0.0), item.id
+        assert len(score.metadata["games"]) == 2  # both positions
+        assert score.metadata["card"]["gold"] == item.gold
