@@ -31,12 +31,14 @@ import html
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
-from functools import lru_cache
-from heapq import merge
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from html.entities import html5
 from importlib.resources import files
-from typing import Iterable, Literal
+from itertools import accumulate, chain, repeat
+from typing import Iterable, Literal, NamedTuple, Sequence
+
+import numpy as np
 
 Reading = Literal["raw", "plain", "rendered"]
 READINGS: tuple[Reading, ...] = ("plain", "raw", "rendered")
@@ -140,8 +142,6 @@ _LATEX = re.compile(
     r"|(?:gt|lt|vert|lvert|rvert|mid|lbrack|rbrack|langle|rangle)(?![A-Za-z])"
     r"|[!-/:-@\[-`{-~])"
 )
-_RENDER_TOKEN = re.compile(rf"<!--|(?i:{_TAG.pattern})|{_LATEX.pattern}")
-"""Where a rendered reading hides or rewrites text (one scan of the whole text)."""
 _LATEX_SIGNS = {
     "\\gt": ">",
     "\\lt": "<",
@@ -177,21 +177,81 @@ def _decoded(entity: str) -> tuple[str, int] | None:
     return None
 
 
+class Segments(NamedTuple):
+    """A reading's map as arrays: segment ``i`` covers canonical ``[starts[i], starts[i+1])``
+    and original ``[origins[i], ends[i])``; an ``exact`` segment maps character for character."""
+
+    starts: np.ndarray
+    origins: np.ndarray
+    ends: np.ndarray
+    exact: np.ndarray
+
+
 @dataclass(frozen=True)
 class Canonical:
     """A reading of a text and the map from its characters back to the original.
 
     Segments ``i`` cover canonical ``[starts[i], starts[i+1])`` and original
-    ``[origins[i], ends[i])``; an ``exact`` segment maps character for character.
+    ``[origins[i], ends[i])``; an ``exact`` segment maps character for character. The map is
+    built from ``cuts`` when first asked for (most texts are only searched, never mapped).
     """
 
     text: str
     source: str
-    starts: list[int]
-    origins: list[int]
-    ends: list[int]
-    exact: list[bool]
     reading: Reading = "plain"
+    cuts: tuple[Sequence[int], Sequence[int], Sequence[int]] = field(
+        default=((), (), ()), repr=False, compare=False
+    )
+    """(firsts, lasts, sizes): the original spans ``[firsts[i], lasts[i])`` the reading does
+    not copy character for character, in order, read as ``sizes[i]`` characters; every other
+    character is read as exactly one character."""
+
+    @cached_property
+    def segments(self) -> Segments:
+        """The map as arrays (one vectorised pass over ``cuts``)."""
+        firsts, lasts, sizes = self.cuts
+        n = len(firsts)
+        after = np.fromiter(chain((0,), lasts), np.int64, n + 1)
+        before = np.fromiter(chain(firsts, (len(self.source),)), np.int64, n + 1)
+        # segments: copied stretch 0, cut 1, copied stretch 1, …, copied stretch n
+        origins = np.empty(2 * n + 1, np.int64)
+        origins[0::2], origins[1::2] = after, before[:-1]
+        ends = np.empty(2 * n + 1, np.int64)
+        ends[0::2], ends[1::2] = before, after[1:]
+        size = np.empty(2 * n + 1, np.int64)
+        size[0::2], size[1::2] = before - after, np.fromiter(sizes, np.int64, n)
+        exact = np.zeros(2 * n + 1, bool)
+        exact[0::2] = True
+        keep = size > 0
+        if not keep.any():
+            return Segments(np.zeros(1, np.int64), *np.zeros((2, 1), np.int64), np.ones(1, bool))
+        starts = np.cumsum(size) - size
+        return Segments(starts[keep], origins[keep], ends[keep], exact[keep])
+
+    @cached_property
+    def _lists(self) -> tuple[list[int], list[int], list[int], list[bool]]:
+        starts, origins, ends, exact = self.segments
+        return starts.tolist(), origins.tolist(), ends.tolist(), exact.tolist()
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each segment starts in the reading."""
+        return self._lists[0]
+
+    @property
+    def origins(self) -> list[int]:
+        """Where each segment starts in the original."""
+        return self._lists[1]
+
+    @property
+    def ends(self) -> list[int]:
+        """Where each segment ends in the original."""
+        return self._lists[2]
+
+    @property
+    def exact(self) -> list[bool]:
+        """Whether each segment maps character for character."""
+        return self._lists[3]
 
     def origin(self, index: int) -> tuple[int, int]:
         """Original span of canonical character ``index``."""
@@ -246,77 +306,141 @@ def _spelling(ch: str) -> str:
 def canonical(text: str, reading: Reading = "plain") -> Canonical:
     """``text`` as read in ``reading`` (module docstring), with the map back to the original."""
     if reading == "raw":
-        return Canonical(text, text, [0], [0], [len(text)], [True], reading)
-    folds, marks = _FOLDS[reading], text.translate(_ODD[reading])
-    starts: list[int] = []
-    origins: list[int] = []
-    ends: list[int] = []
-    exact: list[bool] = []
+        return Canonical(text, text, reading)
+    folds = _FOLDS[reading]
+    closable = reading == "rendered" and "<!--" in text and "-->" in text
+    scanner = _scanner(reading, _odd_characters(text, reading), closable)
+    if "&" in text or closable:
+        firsts, lasts, pieces = _events(text, reading, scanner)
+        after = list(chain((0,), lasts))
+        before = list(chain(firsts, (len(text),)))
+        copied = list(map(text.__getitem__, map(slice, after, before)))
+    else:  # every token reads the same wherever it stands: one split, a read per distinct token
+        copied = scanner.split(text)
+        pieces = list(map(_Reads(folds).__getitem__, copied[1::2]))
+        bounds = list(accumulate(map(len, copied)))
+        firsts, lasts = bounds[0:-1:2], bounds[1::2]
+        del copied[1::2]
+    if not text.isascii():  # an ASCII character outside the cuts reads as itself
+        copied = list(map(str.translate, copied, repeat(folds)))
+    joined: list[str] = [""] * (2 * len(pieces) + 1)
+    joined[0::2], joined[1::2] = copied, pieces
+    return Canonical("".join(joined), text, reading, (firsts, lasts, list(map(len, pieces))))
+
+
+def _odd_characters(text: str, reading: Reading) -> str:
+    """The characters of ``text`` (``&`` aside) that the ``reading`` drops or expands."""
+    odd = _ASCII_ODD[reading]
+    if text.isascii():
+        return odd
+    marks = _ODD[reading]
+    return odd + "".join(sorted(c for c in set(text) if c > "\x7f" and marks[ord(c)] == "\x00"))
+
+
+_ASCII_ODD = {
+    r: "".join(c for c in map(chr, range(128)) if c != "&" and _ODD[r][ord(c)] == "\x00")
+    for r in ("plain", "rendered")
+}
+_TAG_START = (
+    "(?=[/A-Za-z\u0130\u0131\u017f\u212a])(?i:/?(?:" + _TAG.pattern.split("(?:", 1)[1] + ")"
+)
+"""``_TAG`` after its ``<``, first checking for a character a tag name can start with (one that
+matches a name's letter, case ignored), so a run of ``<`` is scanned at C speed."""
+_OPENING = rf"<(?:!--|{_TAG_START})"
+_TAG_ONLY = rf"<{_TAG_START}"
+
+
+@lru_cache(maxsize=256)
+def _scanner(reading: Reading, odd: str, comments: bool) -> re.Pattern[str]:
+    """One pattern for every place ``reading`` does not copy a character: a run of dropped or
+    expanding characters (or ``&``), and for the rendered reading a tag, LaTeX command or
+    (where one can close) a comment opening. Tokens start with ``<`` or ``\\``, never a run's
+    character, so scanning them together finds what scanning each alone finds."""
+    run = f"[{re.escape(odd)}&]++"
+    if reading == "plain":
+        return re.compile(f"({run})")
+    opening = _OPENING if comments else _TAG_ONLY
+    return re.compile(f"({opening}|{_LATEX.pattern}|{run})")
+
+
+class _Reads(dict[str, str]):
+    """What each distinct token reads as (a run folded, a tag hidden, a LaTeX sign read)."""
+
+    def __init__(self, folds: _FoldTable) -> None:
+        super().__init__()
+        self.folds = folds
+
+    def __missing__(self, token: str) -> str:
+        value = self[token] = _read(token).translate(self.folds)
+        return value
+
+
+def _read(token: str) -> str:
+    """What a rendering reader shows for a tag, comment or LaTeX command, else the token."""
+    if token[0] == "<":
+        return ""
+    if token[0] == "\\":
+        return _LATEX_SIGNS.get(token, token[1:] if len(token) == 2 else "")
+    return token
+
+
+def _events(
+    text: str, reading: Reading, scanner: re.Pattern[str]
+) -> tuple[list[int], list[int], list[str]]:
+    """(starts, ends, reads) of the original spans the reading does not copy, in order: the
+    general case, where an entity reads over the characters after its ``&`` and a comment
+    hides everything up to its end."""
+    folds = _FOLDS[reading]
+    firsts: list[int] = []
+    lasts: list[int] = []
     pieces: list[str] = []
-    size = pos = 0
+    pos = 0
     closes: list[int] | None = None  # where comments end, found once
-
-    def add(piece: str, origin: int, end: int, is_exact: bool) -> None:
-        nonlocal size
-        if piece:
-            starts.append(size)
-            origins.append(origin)
-            ends.append(end)
-            exact.append(is_exact and len(piece) == end - origin)
-            pieces.append(piece)
-            size += len(piece)
-
-    runs = ((m.start(), m.end(), None) for m in re.finditer("\x00+", marks))
-    events: Iterable[tuple[int, int, re.Match[str] | None]] = runs
-    if reading == "rendered":
-        tokens = ((m.start(), m.end(), m) for m in _RENDER_TOKEN.finditer(text))
-        events = merge(runs, tokens, key=lambda event: event[0])
-    for first, last, markup in events:
-        if markup is not None:  # a tag, comment or LaTeX command a renderer does not show
+    for match in scanner.finditer(text):
+        first, last = match.span()
+        if last <= pos:
+            continue
+        token = match.group()
+        head = token[0]
+        if head == "<" or head == "\\":
             if first < pos:
                 continue
-            word = markup.group(0)
-            if word == "<!--":
+            if token == "<!--":
                 if closes is None:
                     closes = [m.start() for m in re.finditer("-->", text)]
                 k = bisect_left(closes, first + 4)
                 if k == len(closes):
                     continue  # never closed: shown as written
                 last = closes[k] + 3
-            read = _LATEX_SIGNS.get(word, word[1:] if word[:1] == "\\" and len(word) == 2 else "")
-            add(text[pos:first].translate(folds), pos, first, True)
-            add(read.translate(folds), first, last, False)
+            firsts.append(first)
+            lasts.append(last)
+            pieces.append(_read(token).translate(folds))
             pos = last
             continue
-        if last <= pos:
-            continue
-        first = max(first, pos)
-        if "&" not in text[first:last]:
-            # dropped or expanding characters only: one segment for the whole run
-            add(text[pos:first].translate(folds), pos, first, True)
-            add(text[first:last].translate(folds), first, last, False)
+        if first < pos:  # a run a comment ends inside
+            first, token = pos, text[pos:last]
+        if "&" not in token:  # dropped or expanding characters only: one span for the run
+            firsts.append(first)
+            lasts.append(last)
+            pieces.append(text[first:last].translate(folds))
             pos = last
             continue
         for at in range(first, last):
             if at < pos:  # inside an entity already read
                 continue
-            add(text[pos:at].translate(folds), pos, at, True)
-            entity = ENTITY.match(text, at) if text[at] == "&" else None
-            decoded = _decoded(entity.group(0)) if entity is not None else None
-            if decoded is not None:
-                add(decoded[0].translate(folds), at, at + decoded[1], False)
+            if text[at] == "&":
+                entity = ENTITY.match(text, at)
+                decoded = _decoded(entity.group(0)) if entity is not None else None
+                if decoded is None:
+                    pos = at + 1  # read as written
+                    continue
+                firsts.append(at)
+                lasts.append(at + decoded[1])
+                pieces.append(decoded[0].translate(folds))
                 pos = at + decoded[1]
             else:
-                folded = folds[ord(text[at])]
-                add(folded, at, at + 1, len(folded) == 1)
+                firsts.append(at)
+                lasts.append(at + 1)
+                pieces.append(folds[ord(text[at])])
                 pos = at + 1
-    add(text[pos:].translate(folds), pos, len(text), True)
-    return Canonical(
-        "".join(pieces),
-        text,
-        starts or [0],
-        origins or [0],
-        ends or [0],
-        exact or [True],
-        reading,
-    )
+    return firsts, lasts, pieces

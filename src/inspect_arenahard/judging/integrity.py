@@ -44,9 +44,12 @@ is rewritten changes.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import itemgetter
 from typing import Iterator, Literal, Mapping, NamedTuple
+
+import numpy as np
 
 from inspect_arenahard.judging.canonical import READINGS, Canonical, canonical
 from inspect_arenahard.judging.canonical import SPELLINGS as SPELLINGS
@@ -233,21 +236,7 @@ class Neutralised:
 
 def _rewritten(text: str, found: list[Finding]) -> str:
     """``text`` with every finding rewritten, where the canonical form is ``text`` itself."""
-    found = sorted(found, key=lambda f: f.start) if len(found) > 1 else found
-    pieces: list[str] = []
-    pos = 0
-    for f in found:
-        if f.start < pos:  # findings overlap (a label inside a marker): rewrite cell by cell
-            chars = list(text)
-            for g in found:
-                into = g.rewrite.into
-                chars[g.start : g.end] = [into.get(ch, ch) for ch in chars[g.start : g.end]]
-            return "".join(chars)
-        pieces.append(text[pos : f.start])
-        pieces.append(text[f.start : f.end].translate(f.rewrite.table))
-        pos = f.end
-    pieces.append(text[pos:])
-    return "".join(pieces)
+    return _mapped(Canonical(text, text, "raw"), found)
 
 
 _RENDERED_ONLY = re.compile(r"[*_`~^{}$<\\]")
@@ -285,35 +274,100 @@ def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
     return Neutralised(text, counts)
 
 
+def _targets(canon: Canonical, found: list[Finding]) -> tuple[np.ndarray, list[str]]:
+    """The canonical indices of the characters the findings rewrite (ascending), with what
+    each becomes: the characters of each rewrite's ``targets`` inside its findings' spans
+    (rewrites never share a target, so a character has one replacement)."""
+    codes = _codes(canon.text)
+    size = len(codes) + 1
+    inside = np.zeros(len(codes), bool)
+    into: dict[int, str] = {}
+    kinds = set(map(id, map(_REWRITE, found)))
+    rewrites = (
+        {id(f.rewrite): f.rewrite for f in found} if len(kinds) > 1 else {0: found[0].rewrite}
+    )
+    for rewrite in rewrites.values():
+        mine = found if len(kinds) == 1 else [f for f in found if f.rewrite is rewrite]
+        lo = np.fromiter(map(_START, mine), np.int64, len(mine))
+        hi = np.fromiter(map(_END, mine), np.int64, len(mine))
+        depth = np.cumsum(np.bincount(lo, minlength=size) - np.bincount(hi, minlength=size))
+        targets = {ord(c): r for c, r in rewrite.into.items()}
+        inside |= (depth[:-1] > 0) & np.isin(codes, list(targets))
+        into.update(targets)
+    index = np.flatnonzero(inside)
+    return index, list(map(into.__getitem__, codes[index].tolist()))
+
+
+_REWRITE, _START, _END = itemgetter(3), itemgetter(1), itemgetter(2)
+
+
+def _codes(text: str) -> np.ndarray:
+    """The code points of ``text`` (lone surrogates included)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+
+
 def _mapped(canon: Canonical, found: list[Finding]) -> str:
-    """The original of ``canon`` with every finding rewritten where it was written."""
+    """The original of ``canon`` with every finding rewritten where it was written.
+
+    A rewritten character of an exact segment replaces its original; one of an entity or an
+    expanding character replaces the whole of it (the segment's reading, rewritten, in its first
+    cell), except an escape (``\\]``), which keeps its mark. Vectorised: the work per rewritten
+    character is a few array operations, not a Python step."""
     text = canon.source
-    chars = list(text)  # the original, one cell per character
-    odd: dict[int, dict[int, str]] = {}  # segment → {canonical index: replacement}
-    starts, origins, exact = canon.starts, canon.origins, canon.exact
-    for f in found:
-        into = f.rewrite.into
-        k = bisect_right(starts, f.start) - 1
-        for m in f.rewrite.targets.finditer(canon.text, f.start, f.end):
-            i = m.start()
-            while k + 1 < len(starts) and starts[k + 1] <= i:
-                k += 1
-            if exact[k]:
-                chars[origins[k] + i - starts[k]] = into[m.group()]
-            else:
-                odd.setdefault(k, {})[i] = into[m.group()]
-    for k, replace in odd.items():
-        # an entity or an expanding character: its canonical text, rewritten, in its first cell
-        end = starts[k + 1] if k + 1 < len(starts) else len(canon.text)
-        piece = canon.text[starts[k] : end]
-        rewritten = "".join(replace.get(starts[k] + n, ch) for n, ch in enumerate(piece))
-        if text.endswith(piece, origins[k], canon.ends[k]):  # an escape (``\\]``): keep its mark
-            cells = [rewritten, *[""] * (len(piece) - 1)]
-            chars[canon.ends[k] - len(piece) : canon.ends[k]] = cells
-        else:
-            chars[origins[k]] = rewritten
-            chars[origins[k] + 1 : canon.ends[k]] = [""] * (canon.ends[k] - origins[k] - 1)
-    return "".join(chars)
+    index, into = _targets(canon, found)
+    starts, origins, ends, exact = canon.segments
+    k = np.searchsorted(starts, index, "right") - 1
+    lo = origins[k] + index - starts[k]  # the original range each replacement takes
+    hi = lo + 1
+    odd = np.flatnonzero(~exact[k])
+    if len(odd):
+        segment = k[odd]
+        sizes = np.diff(np.append(starts, len(canon.text)))
+        single = sizes[segment] == 1
+        one, seg = odd[single], segment[single]  # one-character readings (``&gt;``, ``\\]``)
+        escape = _codes(text)[ends[seg] - 1] == _codes(canon.text)[index[one]]
+        lo[one] = np.where(escape, ends[seg] - 1, origins[seg])
+        hi[one] = ends[seg]
+        if not single.all():  # longer readings (``ﬀ``, ``⑵``): the reading, rewritten
+            keep = np.ones(len(index), bool)
+            many, segs = odd[~single], segment[~single]
+            for k_ in np.unique(segs).tolist():
+                at = many[segs == k_].tolist()
+                first = int(starts[k_])
+                piece = canon.text[first : first + int(sizes[k_])]
+                replace = {int(index[i]) - first: into[i] for i in at}
+                rewritten = "".join(replace.get(n, ch) for n, ch in enumerate(piece))
+                o, e = int(origins[k_]), int(ends[k_])
+                lo[at[0]] = e - len(piece) if text.endswith(piece, o, e) else o  # an escape
+                hi[at[0]] = e
+                into[at[0]] = rewritten
+                keep[at[1:]] = False
+            lo, hi = lo[keep], hi[keep]
+            into = list(compress(into, keep.tolist()))
+    return _replaced(text, lo, hi, into)
+
+
+def _replaced(text: str, lo: np.ndarray, hi: np.ndarray, into: list[str]) -> str:
+    """``text`` with each of the disjoint, ascending ranges ``[lo[i], hi[i])`` replaced by
+    ``into[i]``: one-character and empty replacements in a code-point array, longer ones
+    spliced in afterwards."""
+    codes = _codes(text).copy()
+    size = len(codes) + 1
+    dropped = np.cumsum(np.bincount(lo + 1, minlength=size) - np.bincount(hi, minlength=size))
+    keep = dropped[:-1] == 0
+    lengths = np.fromiter(map(len, into), np.int64, len(into))
+    one = lengths == 1
+    codes[lo[one]] = np.fromiter(map(ord, compress(into, one.tolist())), np.uint32)
+    keep[lo[lengths == 0]] = False
+    out = codes[keep].tobytes().decode("utf-32-le", "surrogatepass")
+    longer = np.flatnonzero(lengths > 1)
+    if not len(longer):
+        return out
+    at = (np.cumsum(keep) - 1)[lo[longer]].tolist()  # where each first cell now stands
+    pieces: list[str] = [""] * (2 * len(at) + 1)
+    pieces[0::2] = map(out.__getitem__, map(slice, [0, *(a + 1 for a in at)], [*at, len(out)]))
+    pieces[1::2] = [into[i] for i in longer.tolist()]
+    return "".join(pieces)
 
 
 def neutralise_all(
