@@ -265,6 +265,19 @@ class Canonical:
         """Original span of canonical ``[start, end)`` (dropped characters inside included)."""
         return self.origin(start)[0], self.origin(end - 1)[1]
 
+    def spans(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``span`` of many canonical ``[starts[i], ends[i])`` at once (arrays of the original
+        starts and ends)."""
+        return self._origins(starts)[0], self._origins(ends - 1)[1]
+
+    def _origins(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``origin`` of many canonical characters at once."""
+        starts, origins, ends, exact = self.segments
+        k = np.searchsorted(starts, index, "right") - 1
+        exactly = exact[k]
+        at = origins[k] + index - starts[k]
+        return np.where(exactly, at, origins[k]), np.where(exactly, at + 1, ends[k])
+
     def spellings(self, spans: Iterable[tuple[int, int]], sample: int = 1000) -> set[str]:
         """How the canonical ``(start, end)`` spans were spelled in the original: ``raw`` for a
         span written as the parser reads it, else what disguised it (``SPELLINGS``); the
@@ -273,12 +286,19 @@ class Canonical:
             return {"raw"}
         found: set[str] = set()
         disguised: list[str] = []
-        for start, end in spans:
-            lo, hi = self.span(start, end)
-            if self.source[lo:hi] == self.text[start:end]:
+        spans = list(spans)
+        for chunk in range(0, len(spans), 4 * sample):  # vectorised, stopping after the sample
+            first, last = np.array(spans[chunk : chunk + 4 * sample], np.int64).reshape(-1, 2).T
+            lo, hi = self.spans(first, last)
+            written = list(map(self.source.__getitem__, map(slice, lo.tolist(), hi.tolist())))
+            read = map(self.text.__getitem__, map(slice, first.tolist(), last.tolist()))
+            same = list(map(str.__eq__, written, read))
+            other = [k for k, s in enumerate(same) if not s][: sample - len(disguised)]
+            if len(disguised) + len(other) >= sample:  # the spans after the sample's last: unread
+                same = same[: other[-1] + 1]
+            if any(same):
                 found.add("raw")
-            else:
-                disguised.append(self.source[lo:hi])
+            disguised += [written[k] for k in other]
             if len(disguised) >= sample:
                 break
         if disguised:

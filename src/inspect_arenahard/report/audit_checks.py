@@ -48,8 +48,8 @@ share); the figures, and how many answers triggered each check, are still report
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -130,7 +130,10 @@ _ROLE_WORDS = (
     r"|(?:instruction|system|response|user|assistant)[ \t]*:"
 )
 _ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
-_ROLE_WORD_LOWER = re.compile(_ROLE_WORDS)
+_ROLE_WORD_LOWER = re.compile(
+    "(?=[%s])(?:%s)"
+    % ("".join(sorted(set(re.findall(r"(?:^|\(\?:|(?<!\\)\|)([a-z])", _ROLE_WORDS)))), _ROLE_WORDS)
+)
 """Chat role markers and tool-call tags of the common chat templates (ChatML, Llama 3, Gemma,
 Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
 ``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
@@ -162,6 +165,13 @@ _TO_JUDGE = re.compile(
 )
 """Words addressed to a judge, verdict words in their variants (``Assistant B's answer is far
 superior``; emphasis inside is removed by the rendered reading)."""
+_TO_JUDGE_LOWER = re.compile(_TO_JUDGE.pattern.replace("[AB]", "[ab]"))
+"""``_TO_JUDGE`` for lowercased text (a case-sensitive scan is twice as fast); it matches where
+``_TO_JUDGE`` does unless the text holds a character that matches a Latin letter only when case
+is ignored (``_CASE_EXTRAS``) or lowercases to two."""
+_CASE_EXTRAS = frozenset("\u0130\u0131\u017f")
+"""The characters besides the Kelvin sign (which lowercases to ``k``) that match an ASCII letter
+when case is ignored: ``İ`` and ``ı`` (``i``), ``ſ`` (``s``)."""
 _FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
 _VERDICT_WORD = re.compile(r"[a-z]", re.IGNORECASE)
 _LINE_END = re.compile(r"[ \t*_.!)\]]*+(?:\n|\Z)")
@@ -192,9 +202,12 @@ def _judge_only(canon: Canonical) -> Iterator[tuple[str, int, int]]:
         if kind == "battle_label" and not _LINE_END.match(text, f.end):
             continue
         yield kind, f.start, f.end
-    for start, end in _role_markers(text):
+    lowered = text.lower()
+    folded = len(lowered) == len(text)  # lowercasing kept every offset
+    for start, end in _role_markers(text, lowered if folded else None):
         yield "role_marker", start, end
-    for m in _TO_JUDGE.finditer(text):
+    lower_scan = folded and not _CASE_EXTRAS.intersection(text)
+    for m in _TO_JUDGE_LOWER.finditer(lowered) if lower_scan else _TO_JUDGE.finditer(text):
         yield "judge_instruction", m.start(), m.end()
 
 
@@ -207,43 +220,72 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
     """Judge-directed text in ``answer`` that its ``prompt`` does not itself contain (the same
     span, case and spacing aside, in any reading): each kind found, with the spellings it was
     written in (``inspect_arenahard.judging.canonical.SPELLINGS``)."""
-    asked = {
-        _key(canon.text[start:end])
-        for canon in readings(prompt)
-        for _, start, end in _judge_only(canon)
-    }
+    asked = _asked(prompt)
     found: dict[str, set[str]] = {}
-    seen: list[tuple[int, int]] = []  # original spans found in an earlier reading
+    seen = (
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+    )  # original spans found in an earlier reading
     for canon in readings(answer):
+        hits = list(_judge_only(canon))
+        if not hits:
+            continue
+        kinds, starts, ends = zip(*hits)
+        first, last = np.array(starts, np.int64), np.array(ends, np.int64)
+        lo, hi = canon.spans(first, last)
+        fresh = ~_overlaps(seen, lo, hi)
+        if asked:
+            text = canon.text
+            fresh &= np.array([_key(text[a:b]) not in asked for a, b in zip(starts, ends)])
         spans: dict[str, list[tuple[int, int]]] = {}
-        here: list[tuple[int, int]] = []
-        for kind, start, end in _judge_only(canon):
-            lo, hi = canon.span(start, end)
-            here.append((lo, hi))
-            if _key(canon.text[start:end]) in asked or _overlaps(seen, lo, hi):
-                continue
-            spans.setdefault(kind, []).append((start, end))
+        for k in np.flatnonzero(fresh).tolist():
+            spans.setdefault(kinds[k], []).append((starts[k], ends[k]))
         for kind, where in spans.items():
             found.setdefault(kind, set()).update(canon.spellings(where))
-        seen = sorted(seen + here)
+        seen = _sorted_spans(np.concatenate([seen[0], lo]), np.concatenate([seen[1], hi]))
     return found
 
 
-def _overlaps(spans: list[tuple[int, int]], lo: int, hi: int) -> bool:
-    """Whether ``[lo, hi)`` meets one of the sorted ``spans`` (found in an earlier reading)."""
-    k = bisect_right(spans, (lo, hi)) if spans else 0
-    return (k > 0 and spans[k - 1][1] > lo) or (k < len(spans) and spans[k][0] < hi)
-
-
-def _role_markers(text: str) -> Iterator[tuple[int, int]]:
-    """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``, ``<tool_call>``)
-    and of fake turns at a line start (``Human:``, ``Assistant:``, ``## Verdict``)."""
-    lowered = text.lower()
-    words = (
-        _ROLE_WORD_LOWER.finditer(lowered)
-        if len(lowered) == len(text)
-        else _ROLE_WORD.finditer(text)
+@lru_cache(maxsize=64)
+def _asked(prompt: str) -> frozenset[str]:
+    """The judge-directed spans a prompt itself contains (an answer may repeat them): a prompt
+    is read once however many answers it has."""
+    return frozenset(
+        _key(canon.text[start:end])
+        for canon in readings(prompt)
+        for _, start, end in _judge_only(canon)
     )
+
+
+def _overlaps(spans: tuple[np.ndarray, np.ndarray], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether each ``[lo, hi)`` meets a neighbour among the sorted ``spans`` (found in an
+    earlier reading): the span just before it in (start, end) order, or the one just after."""
+    starts, ends = spans
+    if not len(starts):
+        return np.zeros(len(lo), bool)
+    scale = int(max(ends.max(), hi.max())) + 1  # (start, end) order as one integer
+    k = np.searchsorted(starts * scale + ends, lo * scale + hi, "right")
+    before = (k > 0) & (ends[np.maximum(k - 1, 0)] > lo)
+    after = (k < len(starts)) & (starts[np.minimum(k, len(starts) - 1)] < hi)
+    return before | after
+
+
+def _sorted_spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The spans in (start, end) order."""
+    order = np.lexsort((hi, lo))
+    return lo[order], hi[order]
+
+
+def _role_markers(text: str, lowered: str | None) -> Iterator[tuple[int, int]]:
+    """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``, ``<tool_call>``)
+    and of fake turns at a line start (``Human:``, ``Assistant:``, ``## Verdict``);
+    ``lowered``: ``text.lower()`` where that keeps every offset, else None."""
+    if "<" not in text and "#" not in text:
+        words: Iterator[re.Match[str]] = iter(())  # a role word needs its opening
+    elif lowered is not None:
+        words = _ROLE_WORD_LOWER.finditer(lowered)
+    else:
+        words = _ROLE_WORD.finditer(text)
     for m in words:
         opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
         if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
