@@ -28,6 +28,7 @@ or possessive patterns, and a comment's end is found by a single search of the w
 from __future__ import annotations
 
 import html
+import operator
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
@@ -328,24 +329,92 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     if reading == "raw":
         return Canonical(text, text, reading)
     folds = _FOLDS[reading]
+    odd = _odd_characters(text, reading)
     closable = reading == "rendered" and "<!--" in text and "-->" in text
-    scanner = _scanner(reading, _odd_characters(text, reading), closable)
-    if "&" in text or closable:
-        firsts, lasts, pieces = _events(text, reading, scanner)
+    entities = "&" in text
+    if closable or (entities and _beside_ampersand(text, odd, folds)):
+        # one token after another: a comment hides what follows up to its end, and a run with
+        # an ``&`` is read a character at a time
+        firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
+    else:  # a token reads the same wherever it stands: one split, a read per distinct token
+        parts = _scanner(reading, odd, False, False).split(text)
+        pieces = list(map(_Reads(folds).__getitem__, parts[1::2]))
+        bounds = list(accumulate(map(len, parts)))
+        firsts, lasts = bounds[0:-1:2], bounds[1::2]
+        if not entities:
+            del parts[1::2]
+            copied = parts
+        else:
+            firsts, lasts, pieces = _with_entities(text, folds, firsts, lasts, pieces)
+    if closable or entities:
         after = list(chain((0,), lasts))
         before = list(chain(firsts, (len(text),)))
         copied = list(map(text.__getitem__, map(slice, after, before)))
-    else:  # every token reads the same wherever it stands: one split, a read per distinct token
-        copied = scanner.split(text)
-        pieces = list(map(_Reads(folds).__getitem__, copied[1::2]))
-        bounds = list(accumulate(map(len, copied)))
-        firsts, lasts = bounds[0:-1:2], bounds[1::2]
-        del copied[1::2]
     if not text.isascii():  # an ASCII character outside the cuts reads as itself
         copied = list(map(str.translate, copied, repeat(folds)))
     joined: list[str] = [""] * (2 * len(pieces) + 1)
     joined[0::2], joined[1::2] = copied, pieces
     return Canonical("".join(joined), text, reading, (firsts, lasts, list(map(len, pieces))))
+
+
+def _beside_ampersand(text: str, odd: str, folds: _FoldTable) -> bool:
+    """Whether an ``&`` touches two characters the reading drops or expands, one of which
+    expands: only there does reading a run a character at a time (as a run holding an ``&``
+    is read) give another map than reading it whole."""
+    if not any(len(folds[ord(c)]) > 1 for c in odd):
+        return False  # runs of dropped characters read as nothing either way
+    return _touching(odd).search(text) is not None
+
+
+@lru_cache(maxsize=256)
+def _touching(odd: str) -> re.Pattern[str]:
+    run = f"[{re.escape(odd)}]"
+    return re.compile(f"{run}{{2}}&|&{run}{{2}}")
+
+
+def _with_entities(
+    text: str, folds: _FoldTable, firsts: list[int], lasts: list[int], pieces: list[str]
+) -> tuple[list[int], list[int], list[str]]:
+    """The cuts of a split of a text with ``&``, with its entities added: every entity that
+    decodes and is not inside a tag or LaTeX command, read over the characters after its
+    ``&`` (letters, digits, ``#`` and ``;``, which start no token)."""
+    parts = _ENTITY_SPLIT.split(text)  # every entity candidate, with where it starts
+    reads = list(map(_Entities(folds).__getitem__, parts[1::2]))
+    where = np.fromiter(accumulate(map(len, parts)), np.int64, len(parts))[0:-1:2]
+    decoded = np.fromiter(map(operator.is_not, reads, repeat(None)), bool, len(reads))
+    if len(firsts):
+        cut_firsts, cut_lasts = np.array(firsts, np.int64), np.array(lasts, np.int64)
+        k = np.searchsorted(cut_firsts, where, "right") - 1
+        decoded &= ~((k >= 0) & (where < cut_lasts[np.maximum(k, 0)]))  # inside a token
+    chosen = np.flatnonzero(decoded).tolist()
+    if not chosen:
+        return firsts, lasts, pieces
+    read = [reads[i] for i in chosen]
+    at = where[chosen]
+    f = np.concatenate([np.array(firsts, np.int64), at])
+    last = np.concatenate([np.array(lasts, np.int64), at + np.array([n for _, n in read])])
+    joined = pieces + [piece for piece, _ in read]
+    order = np.argsort(f, kind="stable")
+    return f[order].tolist(), last[order].tolist(), list(map(joined.__getitem__, order.tolist()))
+
+
+_ENTITY_SPLIT = re.compile(f"({ENTITY.pattern})")
+
+
+class _Entities(dict[str, "tuple[str, int] | None"]):
+    """What each distinct entity candidate reads as: (its decoded text folded, how many
+    characters that reads), or None when it reads as written."""
+
+    def __init__(self, folds: _FoldTable) -> None:
+        super().__init__()
+        self.folds = folds
+
+    def __missing__(self, entity: str) -> tuple[str, int] | None:
+        decoded = _decoded(entity)
+        value = self[entity] = (
+            None if decoded is None else (decoded[0].translate(self.folds), decoded[1])
+        )
+        return value
 
 
 def _odd_characters(text: str, reading: Reading) -> str:
@@ -371,12 +440,13 @@ _TAG_ONLY = rf"<{_TAG_START}"
 
 
 @lru_cache(maxsize=256)
-def _scanner(reading: Reading, odd: str, comments: bool) -> re.Pattern[str]:
+def _scanner(reading: Reading, odd: str, comments: bool, ampersand: bool) -> re.Pattern[str]:
     """One pattern for every place ``reading`` does not copy a character: a run of dropped or
-    expanding characters (or ``&``), and for the rendered reading a tag, LaTeX command or
-    (where one can close) a comment opening. Tokens start with ``<`` or ``\\``, never a run's
-    character, so scanning them together finds what scanning each alone finds."""
-    run = f"[{re.escape(odd)}&]++"
+    expanding characters (with ``&`` where ``ampersand``), and for the rendered reading a tag,
+    LaTeX command or (where one can close) a comment opening. Tokens start with ``<`` or
+    ``\\``, never a run's character, so scanning them together finds what scanning each alone
+    finds."""
+    run = f"[{re.escape(odd)}{'&' if ampersand else ''}]++"
     if reading == "plain":
         return re.compile(f"({run})")
     opening = _OPENING if comments else _TAG_ONLY
