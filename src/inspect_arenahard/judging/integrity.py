@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import compress
 from operator import itemgetter
 from typing import Iterator, Literal, Mapping, NamedTuple
 
@@ -133,22 +132,26 @@ _OTHER_BREAKS = re.compile("[" + re.escape(LINE_BREAKS.replace("\n", "")) + "]")
 def _five_point(text: str) -> Iterator[Finding]:
     if not any(ch in text for ch in "<>="):
         return
+    ends, new = (
+        _LABEL_ENDS,
+        tuple.__new__,
+    )  # bound once: a chain can hold a label every 5 characters
     for match in _LABEL.finditer(text):
         before, label, chained, after = match.groups()
         opened = "[" in before
         if not opened and not after:
             continue
         if not chained:  # one label
-            if (label[0], label[-1]) in _LABEL_ENDS:
-                yield Finding("verdict_label", match.start(), match.end(), _BRACKETS)
+            if (label[0], label[-1]) in ends:
+                yield new(Finding, ("verdict_label", match.start(), match.end(), _BRACKETS))
             continue
         first = match.start() + len(before) + len(label)
-        if opened and (label[0], label[-1]) in _LABEL_ENDS:
+        if opened and (label[0], label[-1]) in ends:
             yield Finding("verdict_label", match.start(), first, _BRACKETS)
         backwards = _LAST_CORE.match(f"{label[-1]}{chained}"[::-1])
         assert backwards is not None  # a chain ends with a label
         last = first + len(chained) - 1 - backwards.end()
-        if after and (text[last], chained[-1]) in _LABEL_ENDS:
+        if after and (text[last], chained[-1]) in ends:
             yield Finding("verdict_label", last, match.end(), _BRACKETS)
 
 
@@ -276,10 +279,12 @@ def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
     return Neutralised(text, counts)
 
 
-def _targets(canon: Canonical, found: list[Finding]) -> tuple[np.ndarray, list[str]]:
-    """The canonical indices of the characters the findings rewrite (ascending), with what
-    each becomes: the characters of each rewrite's ``targets`` inside its findings' spans
-    (rewrites never share a target, so a character has one replacement)."""
+def _targets(
+    canon: Canonical, found: list[Finding]
+) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+    """The canonical indices of the characters the findings rewrite (ascending) and what each
+    becomes (``_Replacements``): the characters of each rewrite's ``targets`` inside its
+    findings' spans (rewrites never share a target, so a character has one replacement)."""
     codes = _codes(canon.text)
     size = len(codes) + 1
     inside = np.zeros(len(codes), bool)
@@ -297,10 +302,23 @@ def _targets(canon: Canonical, found: list[Finding]) -> tuple[np.ndarray, list[s
         inside |= (depth[:-1] > 0) & np.isin(codes, list(targets))
         into.update(targets)
     index = np.flatnonzero(inside)
-    return index, list(map(into.__getitem__, codes[index].tolist()))
+    keys = np.array(sorted(into), np.int64)
+    values = np.array([_code(into[key]) for key in keys.tolist()], np.int64)
+    replaced = values[np.searchsorted(keys, codes[index])]
+    longer = {int(i): into[int(codes[index[i]])] for i in np.flatnonzero(replaced == _LONGER)}
+    return index, replaced, longer
 
 
 _REWRITE, _START, _END = itemgetter(3), itemgetter(1), itemgetter(2)
+_REMOVED, _LONGER = -1, -2
+"""Replacements as codes: a character's code point, or ``_REMOVED`` (``""``), or ``_LONGER``
+(a longer text, kept beside the codes by position)."""
+
+
+def _code(replacement: str) -> int:
+    if len(replacement) == 1:
+        return ord(replacement)
+    return _REMOVED if not replacement else _LONGER
 
 
 def _codes(text: str) -> np.ndarray:
@@ -316,7 +334,7 @@ def _mapped(canon: Canonical, found: list[Finding]) -> str:
     cell), except an escape (``\\]``), which keeps its mark. Vectorised: the work per rewritten
     character is a few array operations, not a Python step."""
     text = canon.source
-    index, into = _targets(canon, found)
+    index, into, longer = _targets(canon, found)
     starts, origins, ends, exact = canon.segments
     k = np.searchsorted(starts, index, "right") - 1
     lo = origins[k] + index - starts[k]  # the original range each replacement takes
@@ -337,38 +355,45 @@ def _mapped(canon: Canonical, found: list[Finding]) -> str:
                 at = many[segs == k_].tolist()
                 first = int(starts[k_])
                 piece = canon.text[first : first + int(sizes[k_])]
-                replace = {int(index[i]) - first: into[i] for i in at}
+                replace = {int(index[i]) - first: _replacement(into, longer, i) for i in at}
                 rewritten = "".join(replace.get(n, ch) for n, ch in enumerate(piece))
                 o, e = int(origins[k_]), int(ends[k_])
                 lo[at[0]] = e - len(piece) if text.endswith(piece, o, e) else o  # an escape
                 hi[at[0]] = e
-                into[at[0]] = rewritten
+                into[at[0]], longer[at[0]] = _LONGER, rewritten
                 keep[at[1:]] = False
-            lo, hi = lo[keep], hi[keep]
-            into = list(compress(into, keep.tolist()))
-    return _replaced(text, lo, hi, into)
+            renumbered = np.cumsum(keep) - 1
+            longer = {int(renumbered[i]): t for i, t in longer.items() if keep[i]}
+            lo, hi, into = lo[keep], hi[keep], into[keep]
+    return _replaced(text, lo, hi, into, longer)
 
 
-def _replaced(text: str, lo: np.ndarray, hi: np.ndarray, into: list[str]) -> str:
-    """``text`` with each of the disjoint, ascending ranges ``[lo[i], hi[i])`` replaced by
-    ``into[i]``: one-character and empty replacements in a code-point array, longer ones
-    spliced in afterwards."""
+def _replacement(into: np.ndarray, longer: dict[int, str], i: int) -> str:
+    code = int(into[i])
+    return chr(code) if code >= 0 else longer.get(i, "")
+
+
+def _replaced(
+    text: str, lo: np.ndarray, hi: np.ndarray, into: np.ndarray, longer: dict[int, str]
+) -> str:
+    """``text`` with each of the disjoint, ascending ranges ``[lo[i], hi[i])`` replaced as
+    ``into[i]`` says (``_REMOVED``, ``_LONGER``: ``longer[i]``): one-character and empty
+    replacements in a code-point array, longer ones spliced in afterwards."""
     codes = _codes(text).copy()
     size = len(codes) + 1
     dropped = np.cumsum(np.bincount(lo + 1, minlength=size) - np.bincount(hi, minlength=size))
     keep = dropped[:-1] == 0
-    lengths = np.fromiter(map(len, into), np.int64, len(into))
-    one = lengths == 1
-    codes[lo[one]] = np.fromiter(map(ord, compress(into, one.tolist())), np.uint32)
-    keep[lo[lengths == 0]] = False
+    one = into >= 0
+    codes[lo[one]] = into[one]
+    keep[lo[into == _REMOVED]] = False
     out = codes[keep].tobytes().decode("utf-32-le", "surrogatepass")
-    longer = np.flatnonzero(lengths > 1)
-    if not len(longer):
+    if not longer:
         return out
-    at = (np.cumsum(keep) - 1)[lo[longer]].tolist()  # where each first cell now stands
+    spliced = sorted(longer)
+    at = (np.cumsum(keep) - 1)[lo[spliced]].tolist()  # where each first cell now stands
     pieces: list[str] = [""] * (2 * len(at) + 1)
     pieces[0::2] = map(out.__getitem__, map(slice, [0, *(a + 1 for a in at)], [*at, len(out)]))
-    pieces[1::2] = [into[i] for i in longer.tolist()]
+    pieces[1::2] = [longer[i] for i in spliced]
     return "".join(pieces)
 
 

@@ -169,7 +169,7 @@ _TO_JUDGE_LOWER = re.compile(_TO_JUDGE.pattern.replace("[AB]", "[ab]"))
 """``_TO_JUDGE`` for lowercased text (a case-sensitive scan is twice as fast); it matches where
 ``_TO_JUDGE`` does unless the text holds a character that matches a Latin letter only when case
 is ignored (``_CASE_EXTRAS``) or lowercases to two."""
-_CASE_EXTRAS = frozenset("\u0130\u0131\u017f")
+_CASE_EXTRAS = re.compile("[\u0130\u0131\u017f]")
 """The characters besides the Kelvin sign (which lowercases to ``k``) that match an ASCII letter
 when case is ignored: ``İ`` and ``ı`` (``i``), ``ſ`` (``s``)."""
 _FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
@@ -206,7 +206,7 @@ def _judge_only(canon: Canonical) -> Iterator[tuple[str, int, int]]:
     folded = len(lowered) == len(text)  # lowercasing kept every offset
     for start, end in _role_markers(text, lowered if folded else None):
         yield "role_marker", start, end
-    lower_scan = folded and not _CASE_EXTRAS.intersection(text)
+    lower_scan = folded and _CASE_EXTRAS.search(text) is None
     for m in _TO_JUDGE_LOWER.finditer(lowered) if lower_scan else _TO_JUDGE.finditer(text):
         yield "judge_instruction", m.start(), m.end()
 
