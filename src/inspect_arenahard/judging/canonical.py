@@ -33,11 +33,11 @@ import re
 import unicodedata
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from html.entities import html5
 from importlib.resources import files
 from itertools import accumulate, chain, repeat
-from typing import Iterable, Literal, NamedTuple, Sequence
+from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
 
@@ -138,11 +138,13 @@ _TAG = re.compile(
 )
 """An inline HTML tag (a tag never holds a bracket, so it can never hide part of a label)."""
 _LATEX = re.compile(
-    r"\\(?:(?:text|textbf|textit|texttt|textrm|textsf|mathrm|mathbf|mathit|mathsf|mathtt"
+    r"\\(?:[!-/:-@\[-`{-~]"
+    r"|(?:text|textbf|textit|texttt|textrm|textsf|mathrm|mathbf|mathit|mathsf|mathtt"
     r"|operatorname|boxed|mbox|emph|left|right|big|Big)(?![A-Za-z])"
-    r"|(?:gt|lt|vert|lvert|rvert|mid|lbrack|rbrack|langle|rangle)(?![A-Za-z])"
-    r"|[!-/:-@\[-`{-~])"
+    r"|(?:gt|lt|vert|lvert|rvert|mid|lbrack|rbrack|langle|rangle)(?![A-Za-z]))"
 )
+"""A LaTeX escape (a sign after a backslash, tried first: no command starts with one) or a
+command a renderer hides or reads as a sign."""
 _LATEX_SIGNS = {
     "\\gt": ">",
     "\\lt": "<",
@@ -200,17 +202,17 @@ class Canonical:
     text: str
     source: str
     reading: Reading = "plain"
-    cuts: tuple[Sequence[int], Sequence[int], Sequence[int]] = field(
-        default=((), (), ()), repr=False, compare=False
+    cuts: Callable[[], tuple[Sequence[int], Sequence[int], Sequence[int]]] | None = field(
+        default=None, repr=False, compare=False
     )
-    """(firsts, lasts, sizes): the original spans ``[firsts[i], lasts[i])`` the reading does
-    not copy character for character, in order, read as ``sizes[i]`` characters; every other
-    character is read as exactly one character."""
+    """Gives (firsts, lasts, sizes): the original spans ``[firsts[i], lasts[i])`` the reading
+    does not copy character for character, in order, read as ``sizes[i]`` characters; every
+    other character is read as exactly one character (None: none)."""
 
     @cached_property
     def segments(self) -> Segments:
         """The map as arrays (one vectorised pass over ``cuts``)."""
-        firsts, lasts, sizes = self.cuts
+        firsts, lasts, sizes = self.cuts() if self.cuts is not None else ((), (), ())
         n = len(firsts)
         after = np.fromiter(chain((0,), lasts), np.int64, n + 1)
         before = np.fromiter(chain(firsts, (len(self.source),)), np.int64, n + 1)
@@ -331,30 +333,36 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     folds = _FOLDS[reading]
     odd = _odd_characters(text, reading)
     closable = reading == "rendered" and "<!--" in text and "-->" in text
-    entities = "&" in text
-    if closable or (entities and _beside_ampersand(text, odd, folds)):
+    if not closable and "&" not in text:
+        # a token reads the same wherever it stands: one split, a read per distinct token
+        parts = _scanner(reading, odd, False, False).split(text)
+        tokens = parts[1::2]
+        parts[1::2] = map(_Reads(folds).__getitem__, tokens)
+        if not text.isascii():  # an ASCII character outside the tokens reads as itself
+            parts[0::2] = map(str.translate, parts[0::2], repeat(folds))
+        return Canonical("".join(parts), text, reading, partial(_split_cuts, tokens, parts))
+    if closable or _beside_ampersand(text, odd, folds):
         # one token after another: a comment hides what follows up to its end, and a run with
         # an ``&`` is read a character at a time
         firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
-    else:  # a token reads the same wherever it stands: one split, a read per distinct token
+    else:
         parts = _scanner(reading, odd, False, False).split(text)
         pieces = list(map(_Reads(folds).__getitem__, parts[1::2]))
         bounds = list(accumulate(map(len, parts)))
-        firsts, lasts = bounds[0:-1:2], bounds[1::2]
-        if not entities:
-            del parts[1::2]
-            copied = parts
-        else:
-            firsts, lasts, pieces = _with_entities(text, folds, firsts, lasts, pieces)
-    if closable or entities:
-        after = list(chain((0,), lasts))
-        before = list(chain(firsts, (len(text),)))
-        copied = list(map(text.__getitem__, map(slice, after, before)))
-    if not text.isascii():  # an ASCII character outside the cuts reads as itself
+        firsts, lasts, pieces = _with_entities(text, folds, bounds[0:-1:2], bounds[1::2], pieces)
+    copied = list(map(text.__getitem__, map(slice, [0, *lasts], [*firsts, len(text)])))
+    if not text.isascii():
         copied = list(map(str.translate, copied, repeat(folds)))
     joined: list[str] = [""] * (2 * len(pieces) + 1)
     joined[0::2], joined[1::2] = copied, pieces
-    return Canonical("".join(joined), text, reading, (firsts, lasts, list(map(len, pieces))))
+    sizes = list(map(len, pieces))
+    return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
+
+
+def _split_cuts(tokens: list[str], parts: list[str]) -> tuple[list[int], list[int], list[int]]:
+    """The cuts of a split (``parts``: copied text and token reads, alternating)."""
+    bounds = list(accumulate(chain.from_iterable(zip(map(len, parts[0::2]), map(len, tokens)))))
+    return bounds[0::2], bounds[1::2], list(map(len, parts[1::2]))
 
 
 def _beside_ampersand(text: str, odd: str, folds: _FoldTable) -> bool:
