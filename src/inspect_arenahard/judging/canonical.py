@@ -397,11 +397,15 @@ def _with_entities(
     chosen = np.flatnonzero(decoded).tolist()
     if not chosen:
         return firsts, lasts, pieces
-    read = [reads[i] for i in chosen]
+    read = list(map(reads.__getitem__, chosen))
     at = where[chosen]
+    last = at + np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
+    texts = list(map(operator.itemgetter(0), read))
+    if not firsts:
+        return at.tolist(), last.tolist(), texts
     f = np.concatenate([np.array(firsts, np.int64), at])
-    last = np.concatenate([np.array(lasts, np.int64), at + np.array([n for _, n in read])])
-    joined = pieces + [piece for piece, _ in read]
+    last = np.concatenate([np.array(lasts, np.int64), last])
+    joined = pieces + texts
     order = np.argsort(f, kind="stable")
     return f[order].tolist(), last[order].tolist(), list(map(joined.__getitem__, order.tolist()))
 

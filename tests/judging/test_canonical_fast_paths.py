@@ -1,0 +1,155 @@
+"""The vectorised readings, maps and rewrites agree with their one-step-at-a-time definitions.
+
+``canonical`` reads most texts with one split and builds its map with array operations; the
+general path reads one token after another (``_events``). ``_mapped`` rewrites with array
+operations; ``reference_mapped`` below is the cell-by-cell rule it replaces. On generated
+hostile texts (entities, expanding and invisible characters beside ``&``, comments, markup,
+escapes, labels and markers) both must give the same reading, map and rewritten text.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inspect_arenahard.judging.canonical import (
+    _FOLDS,
+    READINGS,
+    Canonical,
+    _events,
+    _odd_characters,
+    _scanner,
+    canonical,
+)
+from inspect_arenahard.judging.integrity import PROTOCOLS, Finding, _mapped, findings
+from inspect_arenahard.report.audit_checks import _overlaps
+
+PIECES = [
+    *"[]<>|=AB012 \n\t:*_`~^{}$\\&#;-!x",
+    "[[", "]]", "A>B", "B>>A", "<|", "|>", "<|The End of ", "[Submission 1]", "\n2\n", "[A]",
+    "&gt;", "&gt", "&gtA", "&amp", "&#62", "&#x3e", "&#0000062;", "&#91;", "&#x5d;", "&zwnj;",
+    "&notit;", "&\u200b", "\u200b&", "\ufb00\u200b&gt", "&\ufb00\u200b", "&&", "\\&", "\\&gt",
+    "\u200b", "\u00ad", "\ufb00", "\u2475", "\u2474", "\uff3b", "\uff3d", "\u2039|", "|\u203a",
+    "\x00", "\x7f", "\u0301", "\ufe0f", "\u2028", "\U0001d7ce",
+    "<b>", "</i>", "<span title='&gt;'>", "<!--", "-->", "<!-- c -->", "**", "\\[", "\\]",
+    "\\gt", "\\lvert", "\\text{", "\\mathrm", "\\**",
+]  # fmt: skip
+TEXTS = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
+
+
+def general(text: str, reading: str) -> Canonical:
+    """``text`` read one token after another (comments always considered)."""
+    if reading == "raw":
+        return canonical(text, "raw")
+    folds = _FOLDS[reading]
+    scanner = _scanner(reading, _odd_characters(text, reading), reading == "rendered", True)
+    firsts, lasts, pieces = _events(text, reading, scanner)
+    copied = [text[a:b].translate(folds) for a, b in zip([0, *lasts], [*firsts, len(text)])]
+    joined = [""] * (2 * len(pieces) + 1)
+    joined[0::2], joined[1::2] = copied, pieces
+    sizes = [len(p) for p in pieces]
+    return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
+
+
+def character_map(canon: Canonical) -> list[tuple[int, int]]:
+    return [canon.origin(i) for i in range(len(canon.text))]
+
+
+def inexact(canon: Canonical) -> list[tuple[int, int, int]]:
+    """The segments that do not map character for character (entities, runs, tokens)."""
+    starts, origins, ends, exact = canon.segments
+    return [
+        (s, o, e)
+        for s, o, e, x in zip(starts.tolist(), origins.tolist(), ends.tolist(), exact.tolist())
+        if not x
+    ]
+
+
+def reference_mapped(canon: Canonical, found: list[Finding]) -> str:
+    """The rewrite rule one cell at a time: a target of an exact segment replaces its original
+    character; one of another segment puts the segment's rewritten reading in its first cell
+    (in its last cells for an escape, which keeps its mark) and empties the others."""
+    text = canon.source
+    chars = list(text)
+    starts, origins, ends, exact = canon.starts, canon.origins, canon.ends, canon.exact
+    odd: dict[int, dict[int, str]] = {}
+    for f in found:
+        for m in f.rewrite.targets.finditer(canon.text, f.start, f.end):
+            i = m.start()
+            k = bisect_right(starts, i) - 1
+            if exact[k]:
+                chars[origins[k] + i - starts[k]] = f.rewrite.into[m.group()]
+            else:
+                odd.setdefault(k, {})[i] = f.rewrite.into[m.group()]
+    for k, replace in odd.items():
+        end = starts[k + 1] if k + 1 < len(starts) else len(canon.text)
+        piece = canon.text[starts[k] : end]
+        rewritten = "".join(replace.get(starts[k] + n, ch) for n, ch in enumerate(piece))
+        if text.endswith(piece, origins[k], ends[k]):
+            chars[ends[k] - len(piece) : ends[k]] = [rewritten, *[""] * (len(piece) - 1)]
+        else:
+            chars[origins[k]] = rewritten
+            chars[origins[k] + 1 : ends[k]] = [""] * (ends[k] - origins[k] - 1)
+    return "".join(chars)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_split_reading_matches_the_token_by_token_reading(text: str) -> None:
+    for reading in READINGS:
+        fast, slow = canonical(text, reading), general(text, reading)
+        assert fast.text == slow.text, (text, reading)
+        assert character_map(fast) == character_map(slow), (text, reading)
+        assert inexact(fast) == inexact(slow), (text, reading)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_vectorised_rewrite_matches_the_cell_by_cell_rule(text: str) -> None:
+    for reading in READINGS:
+        canon = canonical(text, reading)
+        for protocol in PROTOCOLS:
+            found = findings(canon, protocol)
+            if found:
+                assert _mapped(canon, found) == reference_mapped(canon, found), (text, protocol)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS, st.data())
+def test_spans_map_many_as_one_at_a_time(text: str, data: st.DataObject) -> None:
+    for reading in READINGS:
+        canon = canonical(text, reading)
+        if not canon.text:
+            continue
+        n = len(canon.text)
+        pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, n))))
+        pairs = [(a, max(a + 1, b)) for a, b in pairs]
+        lo, hi = canon.spans(np.array([a for a, _ in pairs]), np.array([b for _, b in pairs]))
+        assert list(zip(lo.tolist(), hi.tolist())) == [canon.span(a, b) for a, b in pairs]
+
+
+def reference_overlaps(spans: list[tuple[int, int]], lo: int, hi: int) -> bool:
+    k = bisect_right(spans, (lo, hi)) if spans else 0
+    return (k > 0 and spans[k - 1][1] > lo) or (k < len(spans) and spans[k][0] < hi)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 8))),
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 8)), min_size=1),
+)
+def test_overlap_check_matches_the_neighbour_rule(
+    seen: list[tuple[int, int]], queries: list[tuple[int, int]]
+) -> None:
+    spans = sorted((a, a + w) for a, w in seen)
+    lo = np.array([a for a, _ in queries], np.int64)
+    hi = np.array([a + w for a, w in queries], np.int64)
+    arrays = (
+        np.array([a for a, _ in spans], np.int64),
+        np.array([b for _, b in spans], np.int64),
+    )
+    expected = [reference_overlaps(spans, a, b) for a, b in zip(lo.tolist(), hi.tolist())]
+    assert _overlaps(arrays, lo, hi).tolist() == expected
