@@ -219,7 +219,7 @@ class Header:
     adaptive: dict[str, Any] | None = None
     """Adaptive judging (``inspect_arenahard.evaluate.adaptive``): the rule (task metadata
     ``adaptive``), the ``anytime_interval`` metrics (``judged``, ``stopped_at``, ``lower``,
-    ``upper``) and the skip counts (``answered``, ``skipped``, ``skipped_by_reason``)."""
+    ``upper``) and the skip counts (``answered``, ``skipped``, ``skipped_by_reason``, ``canaries``)."""
     registry_name: str = ""
     """The task's registry name (``inspect_arenahard/arenahard`` …)."""
     settings: str = ""
