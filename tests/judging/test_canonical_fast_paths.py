@@ -25,6 +25,7 @@ from inspect_arenahard.judging.canonical import (
     canonical,
 )
 from inspect_arenahard.judging.integrity import PROTOCOLS, Finding, _mapped, findings
+from inspect_arenahard.report import audit_checks
 from inspect_arenahard.report.audit_checks import _overlaps
 
 PIECES = [
@@ -153,3 +154,35 @@ def test_overlap_check_matches_the_neighbour_rule(
     )
     expected = [reference_overlaps(spans, a, b) for a, b in zip(lo.tolist(), hi.tolist())]
     assert _overlaps(arrays, lo, hi).tolist() == expected
+
+
+ROLE_PIECES = [
+    *"<>|/#: \t\nxs", "<|", "|>", "</", "##", "###", "####", "im_start", "system", "System",
+    "user", "assistant:", "tool_call", "tool_response", "ipython", "python_tag", "response",
+    "<<SYS>>", "[INST]", "Human:", "ſystem", "\u0130", "  ", "\n##\n", "<\n",
+]  # fmt: skip
+
+
+def reference_role_words(text: str) -> list[tuple[int, int]]:
+    """Role words found by scanning the whole text, each kept when an opening precedes it."""
+    lowered = text.lower()
+    words = (
+        audit_checks._ROLE_WORD_LOWER.finditer(lowered)
+        if len(lowered) == len(text)
+        else audit_checks._ROLE_WORD.finditer(text)
+    )
+    spans = []
+    for m in words:
+        opening = audit_checks._ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
+        if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
+            spans.append((opening.start(), m.end()))
+    return spans
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(ROLE_PIECES), max_size=30).map("".join))
+def test_role_words_tried_after_openings_match_a_whole_scan(text: str) -> None:
+    lowered = text.lower()
+    found = list(audit_checks._role_markers(text, lowered if len(lowered) == len(text) else None))
+    words = reference_role_words(text)
+    assert found[: len(words)] == words, text

@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
@@ -130,16 +130,22 @@ _ROLE_WORDS = (
     r"|(?:instruction|system|response|user|assistant)[ \t]*:"
 )
 _ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
-_ROLE_WORD_LOWER = re.compile(
-    "(?=[%s])(?:%s)"
-    % ("".join(sorted(set(re.findall(r"(?:^|\(\?:|(?<!\\)\|)([a-z])", _ROLE_WORDS)))), _ROLE_WORDS)
+_ROLE_INITIALS = "".join(sorted(set(re.findall(r"(?:^|\(\?:|(?<!\\)\|)([a-z])", _ROLE_WORDS))))
+_ROLE_WORD_LOWER = re.compile(f"(?=[{_ROLE_INITIALS}])(?:{_ROLE_WORDS})")
+_OPEN_BEFORE_WORD = re.compile(
+    rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|^#{{2,3}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
+    re.MULTILINE,
 )
+"""An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text)."""
 """Chat role markers and tool-call tags of the common chat templates (ChatML, Llama 3, Gemma,
 Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
 ``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
 case-sensitive scan is several times faster); the opening before the word (``<|``, ``<``,
 ``</``, ``##``) is checked by ``_role_markers``."""
 _ROLE_OPEN = re.compile(r"</?\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
+_OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|^#{2,3}[ \t]{0,4}\n", re.MULTILINE)
+"""An opening that ends at a line break (``_ROLE_OPEN`` also accepts a word after it on the
+next line)."""
 _ROLE_TAGS = (
     ("INST]", ("[/", "[")),
     ("SYS>>", ("<</", "<<")),
@@ -280,13 +286,21 @@ def _role_markers(text: str, lowered: str | None) -> Iterator[tuple[int, int]]:
     """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``, ``<tool_call>``)
     and of fake turns at a line start (``Human:``, ``Assistant:``, ``## Verdict``);
     ``lowered``: ``text.lower()`` where that keeps every offset, else None."""
+    words: Iterable[re.Match[str] | None]
     if "<" not in text and "#" not in text:
-        words: Iterator[re.Match[str]] = iter(())  # a role word needs its opening
-    elif lowered is not None:
-        words = _ROLE_WORD_LOWER.finditer(lowered)
-    else:
+        words = ()  # a role word needs its opening
+    elif lowered is None:
         words = _ROLE_WORD.finditer(text)
+    elif _OPEN_BEFORE_BREAK.search(text) is None:
+        # every opening ends where its word starts: try the word only there (role words never
+        # overlap, so this finds what a scan of the whole text finds)
+        match = _ROLE_WORD_LOWER.match
+        words = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
+    else:
+        words = _ROLE_WORD_LOWER.finditer(lowered)
     for m in words:
+        if m is None:
+            continue
         opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
         if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
             yield opening.start(), m.end()
