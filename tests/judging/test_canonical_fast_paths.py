@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from inspect_arenahard.judging.canonical import (
@@ -181,8 +181,13 @@ def reference_role_words(text: str) -> list[tuple[int, int]]:
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(ROLE_PIECES), max_size=30).map("".join))
+@example("<\nsystem>")  # an opening before a line break, its word on the next line
+@example("x\n##\nuser: and <| assistant|>")
 def test_role_words_tried_after_openings_match_a_whole_scan(text: str) -> None:
-    lowered = text.lower()
-    found = list(audit_checks._role_markers(text, lowered if len(lowered) == len(text) else None))
-    words = reference_role_words(text)
-    assert found[: len(words)] == words, text
+    sparse = text + "x" * (64 * (text.count("<") + text.count("#")))  # few openings per character
+    for written in (text, sparse):
+        lowered = written.lower()
+        same = len(lowered) == len(written)
+        found = list(audit_checks._role_markers(written, lowered if same else None))
+        words = reference_role_words(written)
+        assert found[: len(words)] == words, written

@@ -291,9 +291,11 @@ def _role_markers(text: str, lowered: str | None) -> Iterator[tuple[int, int]]:
         words = ()  # a role word needs its opening
     elif lowered is None:
         words = _ROLE_WORD.finditer(text)
-    elif _OPEN_BEFORE_BREAK.search(text) is None:
-        # every opening ends where its word starts: try the word only there (role words never
-        # overlap, so this finds what a scan of the whole text finds)
+    elif 64 * (text.count("<") + text.count("#")) < len(text) and (
+        _OPEN_BEFORE_BREAK.search(text) is None
+    ):
+        # few openings, each ending where its word starts: try the word only there (role words
+        # never overlap, so this finds what a scan of the whole text finds)
         match = _ROLE_WORD_LOWER.match
         words = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
     else:
