@@ -21,8 +21,11 @@ readings cover this:
 
 ``canonical`` returns a reading with a map from its characters back to the original, so a
 recognised span is rewritten where it was written, whatever its spelling. Each reading is one
-pass over the text; multi-character tokens (entities, tags, comments) are matched with bounded
-or possessive patterns, and a comment's end is found by a single search of the whole text.
+pass over the text: one pattern splits it where the reading does not copy a character (runs of
+dropped or expanding characters, tags, LaTeX), with bounded or possessive patterns; entities are
+decoded from one split of their candidates, and a comment's end is found by a single search of
+the whole text. The map is built with array operations, and only when it is asked for (most
+texts are only searched).
 """
 
 from __future__ import annotations
@@ -227,7 +230,8 @@ class Canonical:
         exact[0::2] = True
         keep = size > 0
         if not keep.any():
-            return Segments(np.zeros(1, np.int64), *np.zeros((2, 1), np.int64), np.ones(1, bool))
+            zero = np.zeros(1, np.int64)
+            return Segments(zero, zero, zero, np.ones(1, bool))
         starts = np.cumsum(size) - size
         return Segments(starts[keep], origins[keep], ends[keep], exact[keep])
 
@@ -397,7 +401,7 @@ def _with_entities(
     chosen = np.flatnonzero(decoded).tolist()
     if not chosen:
         return firsts, lasts, pieces
-    read = list(map(reads.__getitem__, chosen))
+    read = [r for r in map(reads.__getitem__, chosen) if r is not None]  # all decode
     at = where[chosen]
     last = at + np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
     texts = list(map(operator.itemgetter(0), read))
