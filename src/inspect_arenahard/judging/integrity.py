@@ -110,13 +110,15 @@ _LAST_CORE = re.compile(rf"[{_LETTERS}]\s*+(?:{_SIGN})\s*+")
 """The last label of a chain, read backwards up to its first letter (the signs read the same
 backwards)."""
 _LABEL = re.compile(
-    rf"(?<![\s\[])([\s\[]*+)({_CORE.pattern})((?:\s*+(?:{_SIGN})\s*+[{_LETTERS}])*+)((?:\s*+\])*+)"
+    rf"(?=[\s\[{_LETTERS}])(?<![\s\[])([\s\[]*+)({_CORE.pattern})"
+    rf"((?:\s*+(?:{_SIGN})\s*+[{_LETTERS}])*+)((?:\s*+\])*+)"
 )
 """A maximal chain of labels sharing their letters (``A>B>A``), with the run of spaces and
 opening brackets before it and the closing brackets after it. Only a chain's first label can
 touch an opening bracket and only its last a closing one, so each chain is read once, however
 long; a run is scanned from its start only (the look-behind), so a run of brackets costs
-nothing either."""
+nothing either. The first check (a character a match can start with) lets the scan pass over
+any other character at once."""
 _LABEL_ENDS = frozenset((s[0], s[-1]) for s in LABEL_SPELLINGS)
 _MARKER = re.compile(
     r"<\s*+\|(?:[^|<>\n]{0,100}+\|\s*+>"
