@@ -27,8 +27,9 @@ length preference), built straight into ``Battles``. It times
   Chatbot Arena battle file with and without ``conv_metadata``, read by pyarrow's JSON reader and
   by pandas (the reference), then by ours in this process (read, then BT + 1000 official bootstrap
   rounds), and by the command itself in a child process (``arenahard leaderboard --battles FILE
-  --ci-method official --rounds 1000``: start-up, imports, read, fit, table), each as wall and CPU
-  time (pyarrow reads on every core, so its wall is below its CPU) with the ratio to pyarrow.
+  --ci-method official --rounds 1000``, the console script beside this interpreter: start-up,
+  imports, read, fit, table), each as wall and CPU time (pyarrow reads on every core, and so do
+  our bootstrap's refits, so their wall is below their CPU) with the ratio to pyarrow.
 
 Wall times on a shared machine are noisy, so CPU time (one core; BLAS is single-threaded for
 every library) is printed beside them; ratios come from the same run.
@@ -55,6 +56,7 @@ import importlib.util
 import json
 import resource
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -146,6 +148,14 @@ def child_command(argv: list[str], repeat: int = 1) -> tuple[float, float]:
     return min(runs)
 
 
+def arenahard_script() -> str:
+    """The ``arenahard`` console script beside this interpreter (what ``pip install`` writes),
+    else the one on PATH: a version manager's shim on PATH adds its own start-up (pyenv's: a
+    tenth of a second)."""
+    beside = Path(sys.executable).parent / "arenahard"
+    return str(beside) if beside.is_file() else "arenahard"
+
+
 def battle_files(battles: Battles, folder: Path, rounds: int, repeat: int = 1) -> None:
     """End to end from a battle file, with and without style metadata, beside pyarrow and pandas
     reading the same file; ratios to pyarrow in wall and in CPU time. Each figure is the run
@@ -176,7 +186,7 @@ def battle_files(battles: Battles, folder: Path, rounds: int, repeat: int = 1) -
         print(
             f"  {'ours: read + fit':<56} {read_wall + fit_wall:8.2f} s wall {read_cpu + fit_cpu:8.2f} s CPU"
         )
-        command = ["arenahard", "leaderboard", "--battles", str(path), "--ci-method", "official", "--rounds", str(rounds)]  # fmt: skip
+        command = [arenahard_script(), "leaderboard", "--battles", str(path), "--ci-method", "official", "--rounds", str(rounds)]  # fmt: skip
         wall, cpu = child_command(command, repeat)
         print(
             f"  {'arenahard leaderboard --battles (whole command)':<56} {wall:8.2f} s wall {cpu:8.2f} s CPU"
