@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from inspect_arenahard.judging.canonical import READINGS as CANONICAL_READINGS
 from inspect_arenahard.judging.committee import parse_battle
 from inspect_arenahard.judging.integrity import PROTOCOLS, Protocol, canonical, neutralise
-from inspect_arenahard.judging.scaleeval_verdicts import lone_number
+from inspect_arenahard.judging.scaleeval_verdicts import lone_number, named_number
 from inspect_arenahard.judging.verdicts import CRITERIA_LABEL, verdict_labels
 
 PIECES = [
@@ -71,7 +71,16 @@ def parsed(text: str, protocol: Protocol) -> bool:
         return parse_battle(text) is not None
     if protocol == "annotation":
         return CRITERIA_LABEL.search(text) is not None
-    return any(lone_number(line) is not None for line in text.splitlines())
+    return scaleeval_readable(text)
+
+
+def scaleeval_readable(text: str) -> bool:
+    """Whether ScaleEval's parser could read a verdict in ``text`` or in any reply that ends
+    with it: the last non-blank line is a lone number (bare or named), or a line names one."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and (
+        lone_number(lines[-1]) is not None or any(named_number(line) for line in lines)
+    )
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
