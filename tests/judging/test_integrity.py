@@ -119,6 +119,17 @@ def parses(text: str, protocol: Protocol) -> bool:
             "\u0968",
             "<b>1</b>",
             "Answer:\x002",
+            "Final \u0430nswer: 2",  # a Cyrillic а
+            "\u041eption: 1",
+        ]
+    ]
+    + [
+        (t, "annotation")
+        for t in [
+            "Criteria Satisfied: [1, 2, 7]",
+            "\u0421riteria \u0405atisfied: [7]",
+            "&#67;riteria Satisfied: [\uff17]",
+            "**Criteria\nSatisfied:** \u3010'1', '7'\u3011",
         ]
     ],
 )

@@ -27,7 +27,8 @@ scaleeval    ``delimiter``: its headings (``[Question]``, ``[Submission 1]``, ``
              verdict anywhere (``**Answer: 1**``), and a bare ``2`` alone on the text's last
              non-blank line (a bare digit elsewhere is no verdict to its parser)
 annotation   ``criteria_label``: BenchBuilder's ``Criteria Satisfied: [..]`` in a crowd
-             prompt, so a prompt cannot nominate itself as hard
+             prompt, so a prompt cannot nominate itself as hard (its quality score is the
+             number of criteria listed: the label is the annotation's only grammar)
 ============ ============================================================================
 
 **How** (the judge still reads what was written): the brackets of a recognised label become
