@@ -71,7 +71,8 @@ NEUTRALISE_VERSION = "4"
 the canonical form, per protocol, rewritten to parentheses and spelled-out digits; 3: the
 parsers' grammars, every entity form, Unicode confusables, controls and the rendered reading;
 4: ScaleEval rewrites a bare digit only on a text's last non-blank line, as its parser now
-reads one only there, and lines naming their verdict anywhere)."""
+reads one only there, and lines naming their verdict anywhere; look-alikes of the letters of
+``Criteria Satisfied`` and of ScaleEval's verdict words are read as those letters)."""
 
 Protocol = Literal["pairwise", "battle", "scaleeval", "annotation"]
 PROTOCOLS: tuple[Protocol, ...] = ("pairwise", "battle", "scaleeval", "annotation")
