@@ -34,7 +34,8 @@ _LONE = rf"[{_DECORATION}]*+(?:{_NAME})?{_NUMBER}"
 _NAMED = rf"[{_DECORATION}]*+{_NAME}{_NUMBER}"
 LONE_NUMBER = re.compile(_LONE, re.IGNORECASE)
 """A line that is only a verdict number: quotes, bold, brackets, any spaces, a trailing period
-(no colon) or an ``Answer:`` prefix allowed (``fullmatch`` on one line). What a reply's last line may be."""
+(no colon) or an ``Answer:`` prefix allowed (``fullmatch`` on one line): what a reply's last
+line may be."""
 NAMED_NUMBER = re.compile(_NAMED, re.IGNORECASE)
 """A ``LONE_NUMBER`` line that names its verdict (``Answer: 1``, ``**Final verdict: 2**``): a
 verdict on any line of a reply."""
