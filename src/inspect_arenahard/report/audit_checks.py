@@ -179,12 +179,9 @@ _CASE_EXTRAS = re.compile("[\u0130\u0131\u017f]")
 """The characters besides the Kelvin sign (which lowercases to ``k``) that match an ASCII letter
 when case is ignored: ``İ`` and ``ı`` (``i``), ``ſ`` (``s``)."""
 _FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
-_VERDICT_WORD = re.compile(r"[a-z]", re.IGNORECASE)
 _LINE_END = re.compile(r"[ \t*_.!)\]]*+(?:\n|\Z)")
 """A battle label counts when it ends its line, as a verdict does (``the winner is [B]``);
 options such as ``[A] red and [B] blue`` are honest text."""
-"""A ScaleEval verdict line counts as judge-only text when it names its verdict (``Final answer:
-2``); a bare ``2`` on a line is common in honest answers (list items, program output)."""
 
 
 INJECTION_KINDS: tuple[str, ...] = (
@@ -203,8 +200,6 @@ def _judge_only(canon: Canonical) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of every span of ``canon`` that a judge or a chat template writes."""
     text = canon.text
     for kind, f in judge_only(canon):
-        if kind == "scaleeval_verdict" and not _VERDICT_WORD.search(text, f.start, f.end):
-            continue
         if kind == "battle_label" and not _LINE_END.match(text, f.end):
             continue
         yield kind, f.start, f.end
