@@ -24,7 +24,7 @@ from orjson import loads  # as the log reader: ~3× faster than json
 from inspect_arenahard.evaluate.canaries import is_canary
 
 if TYPE_CHECKING:
-    from inspect_arenahard.logs.reader import LogGames
+    from inspect_arenahard.logs.reader import LogGames, ScoredSample
 
 MODEL_ROLE = "model"
 """Role name given to the calls of the model under test (Inspect records no role for them)."""
@@ -433,6 +433,10 @@ class UsageReader:
 
     prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: PRICES)
     roles_by_log: dict[str, dict[str, dict[str, Usage]]] = field(default_factory=dict)
+
+    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
+        """Usage is counted from the model events of full samples: always wanted."""
+        return False
 
     def __call__(self, path: str, sample: dict[str, Any]) -> None:
         """Count one sample's model calls."""
