@@ -48,7 +48,7 @@ def build_logs(out: Path, n_logs: int, seed: int = 0) -> None:
         model = files[i % len(files)].stem
         name = f"{model}-run{i}"
         source = _Source(
-            {},
+            {q.id: q for q in questions},
             {name: answers[model], "gpt-4-0314": baseline},
             "v0.1",
             "gpt-4-0314",

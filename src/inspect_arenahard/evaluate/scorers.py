@@ -16,7 +16,9 @@ Score contract (read by ``inspect_arenahard.logs.reader``):
   ``neutralisation`` (``inspect_arenahard.judging.integrity.NEUTRALISE_VERSION``) and
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
   ``reference`` — the spans ``inspect_arenahard.judging.integrity`` neutralised) and ``audit``
-  (what the audit needs of the answer: ``inspect_arenahard.stats.game_record.AnswerAudit``).
+  (what the audit needs of the answer: ``inspect_arenahard.stats.game_record.AnswerAudit``);
+  ``usage``: the sample's model calls per role and serving model
+  (``inspect_arenahard.stats.sample_usage.SampleUsage``), for the cost report.
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
 * A canary (``inspect_arenahard.evaluate.canaries``) is unscored (no metric counts it); its
   ``GameScore`` has ``canary`` true and ``model`` the canary pair's model; its games were asked
@@ -36,6 +38,8 @@ from dataclasses import replace
 from typing import Any
 
 from anyio import to_thread
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import transcript
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from inspect_ai.scorer import (
     Metric,
@@ -70,11 +74,23 @@ from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_a
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.judging.templates import template
 from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.sample_usage import SampleUsage, sample_usage
 from inspect_arenahard.stats.verdict_points import (
     STRONG_WEIGHT,
     check_strong_weight,
     weighted_points,
 )
+
+
+def calls_so_far() -> SampleUsage:
+    """Every model call of the running sample so far (the model's, a live baseline's, the
+    judges'), from its transcript: what the cost report reads from the score."""
+    fields: Any = {"event": True, "role": True, "model": True, "cache": True, "output": {"usage"}}
+    return sample_usage(
+        event.model_dump(include=fields)
+        for event in transcript().events
+        if isinstance(event, ModelEvent)
+    )
 
 
 def judge_models(default: str | None) -> list[Model]:
@@ -262,6 +278,7 @@ def pairwise_judge(
                 matchup, committee_rounds, asked, single_brackets
             )
         game_score = GameScore(
+            usage=calls_so_far(),
             model=state.metadata[CANARY_MODEL] if canary else str(state.model),
             baseline=state.metadata.get(BASELINE_MODEL),
             category=category,

@@ -58,7 +58,7 @@ from inspect_arenahard.judging.answer_audit import PromptIndex
 from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement
 from inspect_arenahard.judging.games import REFERENCE_ANSWER, role_bound, role_models
 from inspect_arenahard.stats.estimates import official_rules
-from inspect_arenahard.stats.game_record import ANSWER_AUDIT, ANSWER_AUDIT_VERSION
+from inspect_arenahard.stats.game_record import SCORE_RECORDS, SCORE_RECORDS_VERSION
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -263,7 +263,7 @@ def arenahard(**task_args: Any) -> Task:
         metadata={
             "arenahard_version": options.version,
             "method": cfg.method,
-            ANSWER_AUDIT: ANSWER_AUDIT_VERSION,
+            SCORE_RECORDS: SCORE_RECORDS_VERSION,
             **({} if rule is None else {"adaptive": rule.options()}),
         },
     )

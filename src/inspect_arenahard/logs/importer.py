@@ -78,7 +78,8 @@ from inspect_arenahard.judging.answer_audit import PromptIndex, answer_audit
 from inspect_arenahard.judging.games import Game, explain
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.stats.estimates import official_rules
-from inspect_arenahard.stats.game_record import ANSWER_AUDIT, ANSWER_AUDIT_VERSION, GameScore
+from inspect_arenahard.stats.game_record import SCORE_RECORDS, SCORE_RECORDS_VERSION, GameScore
+from inspect_arenahard.stats.sample_usage import SampleUsage
 from inspect_arenahard.stats.verdict_points import check_strong_weight, normalize_label
 
 _ANSWER_IN = {
@@ -349,6 +350,7 @@ def _sample(
         strong_weight=source.strong_weight,
         style=style,
         audit=answer_audit(prompt, model_text or "", baseline_text, "stop", source.prompts),
+        usage=SampleUsage(),  # no model or judge was called
     )
     metadata = game_score.metadata()
     value = game_score.points()
@@ -473,7 +475,7 @@ def _eval_log(
             metadata={
                 "imported_judge": judge,
                 "arenahard_version": version,
-                ANSWER_AUDIT: ANSWER_AUDIT_VERSION,
+                SCORE_RECORDS: SCORE_RECORDS_VERSION,
             },
         ),
         status="success",

@@ -35,8 +35,8 @@ from inspect_arenahard.evaluate.adaptive import header_adaptive, run_note
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
 from inspect_arenahard.stats.drift import canary_drift
 from inspect_arenahard.stats.game_record import (
-    ANSWER_AUDIT,
-    ANSWER_AUDIT_VERSION,
+    SCORE_RECORDS,
+    SCORE_RECORDS_VERSION,
     GameRecord,
     GameScore,
 )
@@ -217,9 +217,10 @@ class Header:
     settings: str = ""
     """The verdict-changing judge settings of the run, as canonical JSON (see
     ``VERDICT_SETTINGS``); every game of the run carries them."""
-    audited: bool = False
-    """Its judge scorer wrote an ``AnswerAudit`` (of the current version) on every sample, so
-    the audit reads the sample summaries alone."""
+    records: bool = False
+    """Its judge scorer wrote the audit and usage records into every sample's score
+    (``inspect_arenahard.stats.game_record.SCORE_RECORDS``), so the audit and the cost report
+    read the sample summaries alone."""
 
     @property
     def recency(self) -> tuple[str, str, float]:
@@ -290,7 +291,7 @@ def read_header(path: str) -> Header:
         registry_name=str(spec.get("task_registry_name") or ""),
         settings=_settings(spec, task_args, roles),
         adaptive=header_adaptive(spec, results),
-        audited=(spec.get("metadata") or {}).get(ANSWER_AUDIT) == ANSWER_AUDIT_VERSION,
+        records=(spec.get("metadata") or {}).get(SCORE_RECORDS) == SCORE_RECORDS_VERSION,
     )
 
 
@@ -378,7 +379,7 @@ class SampleReader(Protocol):
 
     def scored(self, path: str, samples: list[ScoredSample]) -> bool:
         """Take what is needed from the scores of a log whose header says its samples carry
-        the records (``Header.audited``); False: hand over the full samples as well."""
+        the records (``Header.records``); False: hand over the full samples as well."""
         ...
 
     def __call__(self, path: str, sample: dict[str, Any]) -> None:
@@ -419,7 +420,7 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
         result.runs.append(run)
         scored: list[ScoredSample] | None = None
         try:
-            if on_sample is None or header.audited:
+            if on_sample is None or header.records:
                 summaries = raw_summaries(path, run.damaged)
                 scored = [] if on_sample is not None else None
             else:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence, TypedDict, cast
 
+from inspect_arenahard.stats.sample_usage import SampleUsage
 from inspect_arenahard.stats.verdict_points import (
     LABELS,
     STRONG_WEIGHT,
@@ -158,9 +159,11 @@ class ScoredGame:
 
 ANSWER_AUDIT_VERSION = 1
 """Version of the per-answer audit record (``AnswerAudit``)."""
-ANSWER_AUDIT = "answer_audit"
-"""The task metadata key naming ``ANSWER_AUDIT_VERSION`` in the header of a log whose judge
-scorer writes an ``AnswerAudit`` on every sample (the log reader then needs no full sample)."""
+SCORE_RECORDS = "score_records"
+"""The task metadata key whose value, ``SCORE_RECORDS_VERSION``, says in a log's header that
+its judge scorer wrote an ``AnswerAudit`` and a ``SampleUsage`` into every sample's score (the
+log reader then needs no full sample for the audit and the cost)."""
+SCORE_RECORDS_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -264,6 +267,9 @@ class GameScore:
     its games are never ranked; the log reader keeps them apart for the drift check."""
     audit: AnswerAudit | None = None
     """What the audit needs of the answer (``AnswerAudit``); None in logs written before it."""
+    usage: SampleUsage | None = None
+    """The sample's model calls per role (``inspect_arenahard.stats.sample_usage``); None in
+    logs written before it."""
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -294,6 +300,7 @@ class GameScore:
             "battle": self.battle,
             "canary": True if self.canary else None,
             "audit": None if self.audit is None else self.audit.metadata(),
+            "usage": None if self.usage is None else self.usage.metadata(),
         }
         out.update(
             {
@@ -337,6 +344,7 @@ class GameScore:
             battle=metadata.get("battle"),
             canary=bool(metadata.get("canary")),
             audit=AnswerAudit.parse(metadata.get("audit"), where),
+            usage=SampleUsage.parse(metadata.get("usage"), where),
         )
 
     def records(
