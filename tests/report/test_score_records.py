@@ -295,3 +295,22 @@ def test_exact_and_record_audits_agree_on_a_constant_and_a_real_model() -> None:
         assert exact.length_ratio == recorded.length_ratio
         assert exact.evidence == recorded.evidence and exact.empty_share == recorded.empty_share
     assert "null-model" in exact.flags or name == "real"
+
+
+def test_samples_adaptive_judging_skipped_are_not_audited() -> None:
+    """A skipped sample has no answer (no model call): neither reading counts it as empty."""
+    skipped = GameScore("mockllm/m", None, "hard_prompt", skipped="interval narrow enough")
+    raw = {
+        "id": "q1",
+        "epoch": 1,
+        "input": "a prompt",
+        "output": {"choices": [{"message": {"content": ""}, "stop_reason": "stop"}]},
+        "scores": {"pairwise_judge": {"value": None, "metadata": skipped.metadata()}},
+    }
+    answers = AnswerReader()
+    answers("log.eval", raw)
+    assert answers.by_log == {}
+    scored = [reader.ScoredSample("q1", 1, skipped, None)]
+    assert answers.scored("log.eval", scored) and answers.by_log["log.eval"] == []
+    usage = costs.UsageReader()
+    assert usage.scored("log.eval", scored) and usage.tally_by_log["log.eval"] == {}

@@ -5,7 +5,10 @@ plain JSON straight from the archive (Inspect's typed reader validates every fie
 slower), with Inspect's reader as the fallback for ``.json`` logs. A sample is read in full only
 when Inspect thinned a score metadata key out of its summary (keys over 1 KB, e.g. the games of
 a large ensemble), or when ``summaries.json`` is damaged (each sample member is then read on its
-own, and a damaged member is named and counted, never the end of the run).
+own, and a damaged member is named and counted, never the end of the run). What the audit and
+the cost report need of a sample travels in its judge score too (``audit``, ``usage``) in logs
+whose header says so (``Header.records``); other logs are read in full, once, when they are
+asked for (``read_games``'s ``on_sample``).
 
 The game is the unit (see docs/logs.md): a judgment is identified by (model, baseline, judge,
 prompt id, epoch, game, protocol) and counted once across every log given; when it was judged
@@ -512,7 +515,7 @@ def _sample_games(
     metadata = score["metadata"]
     if any(
         isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
-        for k in ("games", "style", "audit")
+        for k in ("games", "style", "audit", "usage")
     ):
         try:
             full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])

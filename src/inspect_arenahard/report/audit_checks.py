@@ -14,11 +14,18 @@ check (so no 20-prompt subset of a real model can be flagged):
     prompt* has character 5-gram cosine similarity >= 0.8 with it (sublinear term counts, so a
     long run of separators does not make two answers alike). Real models: 99th percentile of
     nearest-neighbour similarity 0.47–0.63, at most 2 answers >= 0.8 (near-duplicate prompts).
-    Flag at a 20% share; a constant answer scores 100%.
+    From audit records (logs whose judge scorer wrote them) the cosine is estimated from each
+    answer's 512-bit sketch (``inspect_arenahard.judging.answer_audit``): standard error 0.03
+    near 0.8, and the nearest neighbour comes out 0.07 higher on average (the largest of noisy
+    estimates); on the same answers the estimated 99th percentile is 0.49–0.68 and at most 2
+    answers reach 0.8. Flag at a 20% share; a constant answer scores 100%.
 ``ignores-prompt``
     An answer counts as off-prompt when more than 10% of the other prompts are closer to it
-    than its own prompt (word TF-IDF cosine). Real models: own prompt closest for 94–97% of
-    answers, at most 0.8% off-prompt. Flag at 10% (12× margin).
+    than its own prompt (word TF-IDF cosine). From answer files and older logs the other prompts
+    are the model's, the TF-IDF fitted on them and its answers: own prompt closest for 94–97% of
+    answers, at most 4 of 500 off-prompt (0.8%), 20 of 750 on v2.0. From audit records they are
+    the benchmark's whole prompt set, the TF-IDF fitted on its prompts: own prompt closest for
+    93–97%, at most 5 of 500 off-prompt (1%), 21 of 750 (2.8%) on v2.0. Flag at 10%.
 ``injection``
     An answer shows an attempt when it carries text only a judge or a chat template writes that
     its prompt does not itself contain (the same span, case and spacing aside), in any reading
