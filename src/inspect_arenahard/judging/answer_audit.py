@@ -5,10 +5,11 @@ the sample summaries instead of every answer read again.
 Two of the audit's checks compare an answer with others; each gets a compact per-answer input:
 
 * ``null-model`` (answers alike across prompts) compares answers by the cosine of their
-  character 5-gram vectors. ``answer_sketch`` keeps a 512-bit SimHash of that vector (random
-  hyperplanes drawn per hashed 5-gram from a fixed seed): two sketches differ in a share ``d`` of
-  their bits with expectation angle/π, so ``cos(π·d)`` estimates the cosine (standard error
-  about 0.03 near 0.8).
+  character 5-gram vectors. ``answer_sketch`` keeps a 512-bit SimHash of that vector (the
+  hyperplanes' ±1 coordinates drawn per hashed 5-gram by a fixed hash, so every writer draws the
+  same): two sketches differ in a share ``d`` of their bits with expectation angle/π, so
+  ``cos(π·d)`` estimates the cosine, with standard error sin θ · π · sqrt(d(1 − d)/512): 0.03
+  near 0.8, 0.07 near 0 (on real answers the errors have exactly that spread).
 * ``ignores-prompt`` asks whether the answer is closer to another prompt of the benchmark than
   to its own: ``PromptIndex.off_prompt_rank`` gives the share of the benchmark's other prompts
   closer to the answer (word TF-IDF fitted on the benchmark's prompts).
@@ -58,7 +59,7 @@ def _hyperplane_signs(features: np.ndarray) -> np.ndarray:
     z = (z ^ (z >> np.uint64(30))) * _MIX1
     z = (z ^ (z >> np.uint64(27))) * _MIX2
     z = z ^ (z >> np.uint64(31))
-    bits = np.unpackbits(z.view(np.uint8), axis=1)  # (features, SKETCH_BITS)
+    bits = np.unpackbits(z.astype("<u8").view(np.uint8), axis=1)  # (features, SKETCH_BITS)
     return bits.astype(np.float32) * 2.0 - 1.0
 
 
