@@ -130,6 +130,7 @@ def main() -> None:
     tracemalloc.stop()
     print(f"read_games: {len(result.games)} games from {len(result.runs)} logs in {ours:.2f}s "
           f"({ours_cpu:.2f}s CPU; target < 10 s), peak {peak / 2**20:.0f} MiB")  # fmt: skip
+    leaderboard_seconds(folder, ["--cost"])  # warm: the ranking's and the audit's imports
     for flags in ([], ["--cost"], ["--cost", "--no-audit"], ["--no-audit"]):
         seconds, cpu = leaderboard_seconds(folder, flags)
         print(f"arenahard leaderboard LOGS {' '.join(flags)}: {seconds:.2f}s = {seconds / ours:.2f}× read_games; "

@@ -314,3 +314,14 @@ def test_samples_adaptive_judging_skipped_are_not_audited() -> None:
     assert answers.scored("log.eval", scored) and answers.by_log["log.eval"] == []
     usage = costs.UsageReader()
     assert usage.scored("log.eval", scored) and usage.tally_by_log["log.eval"] == {}
+
+
+def test_differing_bits_agree_without_numpy_popcount(monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspect_arenahard.judging import answer_audit as module
+
+    words = np.random.default_rng(0).integers(0, 2**63, size=(40, 8), dtype=np.uint64)
+    fast = module._differing_bits(words)
+    brute = [[bin(int(a) ^ int(b)).count("1") for a, b in zip(x, y)] for x in words for y in words]
+    assert (fast.ravel() == np.array(brute).sum(axis=1)).all()
+    monkeypatch.delattr(np, "bitwise_count")
+    assert (module._differing_bits(words) == fast).all()

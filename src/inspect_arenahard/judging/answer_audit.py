@@ -72,22 +72,34 @@ def answer_sketch(answer: str) -> str | None:
     return base64.b64encode(np.packbits(projection > 0).tobytes()).decode("ascii")
 
 
+_COSINE_OF_DIFFERING = np.cos(np.pi * np.arange(SKETCH_BITS + 1) / SKETCH_BITS)
+"""The estimated cosine of two sketches by the number of bits in which they differ."""
+
+
 def sketch_similarity(sketches: Sequence[str | None]) -> np.ndarray:
     """Estimated cosine similarity of every pair of sketched answers (``answer_sketch``); a blank
     answer (no sketch) is like nothing (0), as in the exact measure."""
     n = len(sketches)
-    signs = np.zeros((n, SKETCH_BITS), dtype=np.float32)
+    blank = bytes(SKETCH_BITS // 8)
+    packed = b"".join(blank if s is None else base64.b64decode(s) for s in sketches)
+    words = np.frombuffer(packed, dtype=np.uint64).reshape(n, SKETCH_BITS // 64)
+    sim = _COSINE_OF_DIFFERING[_differing_bits(words)]
     present = np.array([s is not None for s in sketches], dtype=bool)
-    for k, sketch in enumerate(sketches):
-        if sketch is not None:
-            bits = np.unpackbits(np.frombuffer(base64.b64decode(sketch), dtype=np.uint8))
-            signs[k] = bits[:SKETCH_BITS].astype(np.float32) * 2.0 - 1.0
-    agree = signs @ signs.T  # bits equal minus bits different
-    differ = (SKETCH_BITS - agree) / (2 * SKETCH_BITS)
-    sim = np.cos(np.pi * differ).astype(np.float64)
     sim[~present, :] = 0.0
     sim[:, ~present] = 0.0
     return sim
+
+
+def _differing_bits(words: np.ndarray) -> np.ndarray:
+    """Bits in which every pair of rows of ``words`` (uint64) differ."""
+    n = len(words)
+    if not hasattr(np, "bitwise_count"):  # numpy < 2: ±1 vectors and a product
+        signs = np.unpackbits(words.view(np.uint8), axis=1).astype(np.float32) * 2.0 - 1.0
+        return np.rint((SKETCH_BITS - signs @ signs.T) / 2).astype(np.intp)
+    differing = np.zeros((n, n), dtype=np.uint16)
+    for k in range(words.shape[1]):  # a word at a time: no (n, n, words) temporary
+        differing += np.bitwise_count(words[:, None, k] ^ words[None, :, k])
+    return differing
 
 
 class PromptIndex:
