@@ -83,3 +83,35 @@ def test_fewer_than_three_anchors_are_refused_in_one_line(
         "arenahard leaderboard: error: --calibrate-to: calibration needs at least 3 models "
         "judged by both judges, got 2: m1, m6"
     )
+
+
+def test_calibrated_fields_belong_to_the_overall_table_only(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With a table per category, the calibration (fitted on the overall table) is written on
+    the overall rows only: a category row never carries the overall's calibrated score."""
+    from inspect_arenahard.logs import ranked_games
+    from inspect_arenahard.logs.reader import LogGames
+
+    def two_categories(judge: str, k: float, c: float, seed: int) -> list[dict]:
+        rows = games(judge, k, c, list(STRENGTH), seed)
+        for row in rows:
+            row["category"] = "hard" if int(row["question_id"][1:]) % 2 else "creative"
+        return rows
+
+    by_path = {"new": two_categories("new", 0.6, 0.3, 1), "old": two_categories("old", 1.0, 0.0, 2)}
+    monkeypatch.setattr(
+        ranked_games, "read_games", lambda paths, on_sample=None: LogGames(games=by_path[paths[0]])
+    )
+    out = tmp_path / "lb.json"
+    assert (
+        main(["leaderboard", "new", "--no-audit", "--calibrate-to", "old", "--json", str(out)]) == 0
+    )
+    capsys.readouterr()
+    rows = json.loads(out.read_text())
+    categories = {r["category"] for r in rows}
+    assert {"hard", "creative"} <= categories and len(categories) == 3
+    calibrated = {r["category"] for r in rows if "calibrated_score" in r}
+    assert len(calibrated) == 1 and calibrated.isdisjoint({"hard", "creative"})
+    overall = [r for r in rows if r["category"] in calibrated and r["model"] != "base"]
+    assert {r["model"] for r in overall} == set(STRENGTH)

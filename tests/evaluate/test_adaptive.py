@@ -119,6 +119,7 @@ def test_a_clearly_worse_model_stops_early_and_skipped_samples_make_no_calls() -
         "answered": len(done),
         "skipped": len(skipped),
         "skipped_by_reason": dict(reasons),
+        "canaries": 0,  # --limit 120 keeps the dataset's first samples: no canary
     }
 
 
@@ -296,3 +297,24 @@ def test_judge_batch_sends_judge_calls_and_only_them_through_batch_mode() -> Non
     assert log.status == "success", log.error
     calls = [(e.role, e.config.batch) for s in log.samples or [] for e in s.events if e.event == "model"]  # fmt: skip
     assert Counter(calls) == {(None, None): 2, ("judge", True): 4}
+
+
+def test_canaries_are_counted_apart_from_answered_prompts() -> None:
+    """Canary samples are judged beside an adaptive run's prompts, but the model under test never
+    answers them: the header's ``answered`` counts prompts only, canaries have their own count."""
+    from inspect_arenahard.evaluate.canaries import canary_pairs
+
+    model_calls, judge_calls = CallCounter(), CallCounter()
+    prompts = [str(s.id) for s in arenahard(data_dir=str(V01), canaries=0).dataset][:6]
+    canaries = [pair.sample_id for pair in canary_pairs()[:2]]
+    [log] = eval(
+        arenahard(data_dir=str(V01), canaries=2, max_prompts=500),
+        model=scripted_model("canary-adaptive", lambda m: f"{MARK} {m[-1].text[:20]}", model_calls),
+        model_roles={"judge": scripted_model("canary-adaptive-judge", tie_judge, judge_calls)},
+        sample_id=prompts + canaries,
+        display="none",
+    )
+    assert log.status == "success", log.error
+    assert model_calls.count == 6 and judge_calls.count == 2 * (6 + 2)
+    counts = ledger(log)
+    assert counts["answered"] == 6 and counts["skipped"] == 0 and counts["canaries"] == 2

@@ -79,3 +79,19 @@ def test_canaries_are_judged_uncached_unranked_and_costed(tmp_path: Path) -> Non
     assert roles["judge (canaries)"].calls == 2 * 16
     assert roles["judge"].calls == 0 and roles["judge"].cached_calls == 4
     assert "judge (canaries)" in format_costs(costs)
+
+
+def test_runs_without_canaries_are_named_when_others_have_them() -> None:
+    """A run cut by ``--limit`` (or imported, or ``-T canaries=0``) judged no canary: pooled
+    beside runs that did, its drift cannot be checked, and the notes say which runs those are."""
+    from inspect_arenahard.logs.reader import LogGames, Run
+
+    def run(path: str, canaries: int) -> Run:
+        return Run(path, "arenahard", "m", "success", "", samples=4, games=8, canary_games=canaries)
+
+    mixed = LogGames(runs=[run("full.eval", 32), run("limited.eval", 0)])
+    [note] = [n for n in mixed.notes() if "drift not checked" in n]
+    assert note.startswith("canary drift not checked for 1 of 2 runs") and "limited.eval" in note
+    assert "full.eval" not in note
+    for runs in ([run("a.eval", 32), run("b.eval", 32)], [run("a.eval", 0), run("b.eval", 0)]):
+        assert not [n for n in LogGames(runs=runs).notes() if "drift not checked" in n]

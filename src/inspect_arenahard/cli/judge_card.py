@@ -11,12 +11,12 @@ from inspect_arenahard.errors import UserError
 from inspect_arenahard.files.outputs import write_json
 
 if TYPE_CHECKING:  # the statistics load when the command runs, not when its parser is built
-    from inspect_arenahard.stats.judge_card import JudgeCard, Share
+    from inspect_arenahard.stats.judge_card import ItemShare, JudgeCard
 
 TASK = "arenahard_judgecard"
 
 
-def _cell(share: Share) -> str:
+def _cell(share: ItemShare) -> str:
     if share.value is None:
         return "-"
     return f"{share.value:.1%} [{share.lower:.1%}, {share.upper:.1%}] (n={share.n})"

@@ -105,9 +105,7 @@ def run(args: argparse.Namespace) -> int:
         for fields in extra.values():
             fields["pooled_settings"] = read.pooled
     calibrated = calibrate(args, ranking) if args.calibrate_to else None
-    if calibrated is not None:
-        for model, fields in calibrated.fields().items():
-            extra.setdefault(model, {}).update(fields)
+    own = {} if calibrated is None else {ranking.overall.category: calibrated.fields()}
     print(format_tables(tables, columns, judging))
     if calibrated is not None:
         print_calibrated(calibrated, options.ci)
@@ -122,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
 
         print("\n" + format_costs(read.costs))
     if args.json:
-        write_json(args.json, tables, extra, judging)
+        write_json(args.json, tables, extra, judging, own)
     if args.csv:
-        write_csv(args.csv, tables, extra, judging)
+        write_csv(args.csv, tables, extra, judging, own)
     if args.plot:
         plot_forest(args.plot, tables)
     return 0

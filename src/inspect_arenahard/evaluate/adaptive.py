@@ -43,6 +43,7 @@ from inspect_ai.util import EarlyStop
 from pydantic import JsonValue
 
 from inspect_arenahard.errors import UserError, check_choice, check_number
+from inspect_arenahard.evaluate.canaries import is_canary
 from inspect_arenahard.evaluate.solvers import answer_with_baseline
 from inspect_arenahard.stats.confidence_sequence import BettingCS
 from inspect_arenahard.stats.game_record import GameScore
@@ -266,12 +267,14 @@ class SkipLedger:
         self.samples = 0
         self.finished: dict[tuple[str | int, int], str | None] = {}
         """(sample id, epoch) → skip reason (None: answered and judged, parsed or not)."""
+        self.canaries: set[tuple[str | int, int]] = set()
+        """Canary samples finished: judged beside the prompts, never answered by the model."""
 
     async def start_task(self, task: EvalSpec, samples: list[Sample], epochs: int) -> str:
         """Start counting a run (also a retry, whose reused samples are completed again)."""
         self.eval_id = task.eval_id
-        self.samples = len(samples) * epochs
-        self.finished = {}
+        self.samples = sum(not is_canary(s.metadata) for s in samples) * epochs
+        self.finished, self.canaries = {}, set()
         return LEDGER
 
     async def schedule_sample(self, id: str | int, epoch: int) -> EarlyStop | None:
@@ -281,7 +284,10 @@ class SkipLedger:
     async def complete_sample(
         self, id: str | int, epoch: int, scores: dict[str, SampleScore]
     ) -> None:
-        """Record whether the sample was skipped, and why."""
+        """Record whether the sample was skipped, and why (a canary is counted apart)."""
+        if any(is_canary(s.score.metadata) for s in scores.values()):
+            self.canaries.add((id, epoch))
+            return
         reasons = [(s.score.metadata or {}).get(SKIPPED) for s in scores.values()]
         reason = next((str(r) for r in reasons if r is not None), None)
         self.finished[(id, epoch)] = reason
@@ -300,6 +306,7 @@ class SkipLedger:
             "answered": len(self.finished) - skipped,
             "skipped": skipped,
             "skipped_by_reason": dict(reasons),
+            "canaries": len(self.canaries),
         }
 
 
@@ -413,7 +420,7 @@ def anytime_interval(**rule: Any) -> Metric:
 def header_adaptive(spec: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any] | None:
     """From a log header read as JSON (``eval`` and ``results``): the rule, the
     ``anytime_interval`` metrics and the ``SkipLedger`` counts (``answered``, ``skipped``,
-    ``skipped_by_reason``), or None for a run without adaptive judging."""
+    ``skipped_by_reason``, ``canaries``), or None for a run without adaptive judging."""
     rule = (spec.get("metadata") or {}).get("adaptive")
     if not isinstance(rule, dict):
         return None

@@ -155,6 +155,19 @@ class LogGames:
             f"members, {c['skipped']} files skipped{canaries}"
         )
 
+    def _unchecked_drift(self) -> list[str]:
+        """A line naming the kept runs that judged no canary, when others did: drift cannot be
+        checked for them, and pooling them says nothing about it."""
+        kept = self.kept_runs
+        without = [run.path for run in kept if not run.canary_games]
+        if not without or len(without) == len(kept):
+            return []
+        shown = ", ".join(without[:5]) + (" …" if len(without) > 5 else "")
+        return [
+            f"canary drift not checked for {len(without)} of {len(kept)} runs without canary games "
+            f"(imported, cut by --limit or --sample-id, or -T canaries=0): {shown}"
+        ]
+
     def notes(self) -> list[str]:
         """Human-readable lines about partial, replaced, damaged and ignored logs."""
         lines = []
@@ -174,6 +187,7 @@ class LogGames:
                 lines.append(
                     run_note(run.path, run.model, run.samples, run.skipped_samples, run.adaptive)
                 )
+        lines += self._unchecked_drift()
         superseded = {run.path for run, _ in self.superseded}
         for (old, new), n in self.replaced_by.items():
             if old in superseded:
@@ -214,7 +228,7 @@ class Header:
     adaptive: dict[str, Any] | None = None
     """Adaptive judging (``inspect_arenahard.evaluate.adaptive``): the rule (task metadata
     ``adaptive``), the ``anytime_interval`` metrics (``judged``, ``stopped_at``, ``lower``,
-    ``upper``) and the skip counts (``answered``, ``skipped``, ``skipped_by_reason``)."""
+    ``upper``) and the skip counts (``answered``, ``skipped``, ``skipped_by_reason``, ``canaries``)."""
     registry_name: str = ""
     """The task's registry name (``inspect_arenahard/arenahard`` …)."""
     settings: str = ""

@@ -40,6 +40,9 @@ POOLED = "all"
 
 Extra = Mapping[str, Mapping[str, Any]]
 """Model → fields added to its records (e.g. ``flags``, cost); models missing get none."""
+TableExtra = Mapping[str | None, Extra]
+"""Table category → fields added to the records of that table only (e.g. the calibrated scores,
+which belong to the overall table and not to each category's)."""
 Columns = Mapping[str, Mapping[str, str]]
 """Column name → model → cell text, added to printed tables; models missing show ``-``."""
 Judging = Mapping[str | None, TableJudging]
@@ -51,17 +54,19 @@ def records(
     extra: Extra | None = None,
     coefficients: bool = False,
     judging: Judging | None = None,
+    table_extra: TableExtra | None = None,
 ) -> list[dict[str, Any]]:
     """Rows of all tables as flat records; non-finite numbers become None (valid JSON).
 
-    ``extra`` adds fields per model after the leaderboard's own; ``coefficients`` adds each
-    style-controlled record's ``style_coefficients`` (nested: JSON only); ``judging`` each row's
-    judges and judge flags.
+    ``extra`` adds fields per model after the leaderboard's own, in every table; ``table_extra``
+    adds fields to one table's rows only; ``coefficients`` adds each style-controlled record's
+    ``style_coefficients`` (nested: JSON only); ``judging`` each row's judges and judge flags.
     """
     out = []
     for table in tables:
         style = _style_fields(table, coefficients)
         rows_judging = _rows_judging(table, judging)
+        own = (table_extra or {}).get(table.category, {})
         for row in table.rows:
             record = {k: _finite(v) for k, v in row.record().items()} | style
             record["ci_method"] = table.ci_method
@@ -70,6 +75,7 @@ def records(
             if row.model in rows_judging:
                 record |= rows_judging[row.model].record()
             record |= (extra or {}).get(row.model, {})
+            record |= own.get(row.model, {})
             out.append(
                 {"category": table.category or POOLED, **record} if len(tables) > 1 else record
             )
@@ -114,9 +120,12 @@ def write_json(
     tables: Sequence[Leaderboard],
     extra: Extra | None = None,
     judging: Judging | None = None,
+    table_extra: TableExtra | None = None,
 ) -> None:
     """The records with their style coefficients, as JSON; announced with ``wrote``."""
-    outputs.write_json(path, records(tables, extra, coefficients=True, judging=judging))
+    outputs.write_json(
+        path, records(tables, extra, coefficients=True, judging=judging, table_extra=table_extra)
+    )
 
 
 def write_csv(
@@ -124,11 +133,13 @@ def write_csv(
     tables: Sequence[Leaderboard],
     extra: Extra | None = None,
     judging: Judging | None = None,
+    table_extra: TableExtra | None = None,
 ) -> None:
     """The records as CSV (lists joined with ``;``, mappings as ``key=value;…``); announced
     with ``wrote``."""
     rows = [
-        {k: _csv_cell(v) for k, v in r.items()} for r in records(tables, extra, judging=judging)
+        {k: _csv_cell(v) for k, v in r.items()}
+        for r in records(tables, extra, judging=judging, table_extra=table_extra)
     ]
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
         fields = list(dict.fromkeys(k for row in rows for k in row)) or [

@@ -60,8 +60,10 @@ class CardItem:
 
 
 @dataclass(frozen=True)
-class Share:
-    """A proportion with its interval and the units (items, or games) behind it."""
+class ItemShare:
+    """A mean of per-item values in [0, 1] with its interval and the units (items, or games)
+    behind it (a count share of games with a prompt-clustered interval is
+    ``inspect_arenahard.stats.shares.Share``)."""
 
     value: float | None
     lower: float | None
@@ -69,19 +71,19 @@ class Share:
     n: int
 
 
-def item_share(per_item: Sequence[float], ci: float = 0.95) -> Share:
+def item_share(per_item: Sequence[float], ci: float = 0.95) -> ItemShare:
     """The mean of per-item values in [0, 1] with a normal interval from their spread (the items
     are the independent units), clipped to [0, 1]."""
     values = np.asarray(per_item, dtype=float)
     if not len(values):
-        return Share(None, None, None, 0)
+        return ItemShare(None, None, None, 0)
     mean = float(values.mean())
     se = float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
     half = float(norm.ppf(0.5 + ci / 2)) * se
-    return Share(mean, max(0.0, mean - half), min(1.0, mean + half), len(values))
+    return ItemShare(mean, max(0.0, mean - half), min(1.0, mean + half), len(values))
 
 
-def _human_ceiling(items: Sequence[CardItem], ci: float) -> Share:
+def _human_ceiling(items: Sequence[CardItem], ci: float) -> ItemShare:
     """Each annotator against the majority of the others (items with ≥ 3 labels and a majority
     among the others), averaged per item."""
     per_item = []
@@ -107,13 +109,13 @@ class JudgeCard:
     items: int
     """Items with a human majority and at least one parsed game."""
     unparsed_games: int
-    accuracy: Share
-    human_ceiling: Share
-    position_consistency: Share
-    tie_rate: Share
-    longer_preference: Share
-    """Share of the judge's decisive verdicts that chose the longer submission."""
-    always_longer: Share
+    accuracy: ItemShare
+    human_ceiling: ItemShare
+    position_consistency: ItemShare
+    tie_rate: ItemShare
+    longer_preference: ItemShare
+    """ItemShare of the judge's decisive verdicts that chose the longer submission."""
+    always_longer: ItemShare
     """Accuracy of always choosing the longer submission, on the same items."""
 
 

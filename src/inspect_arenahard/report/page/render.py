@@ -26,7 +26,7 @@ from inspect_arenahard.report.leaderboard_tables import (
 from inspect_arenahard.report.page.sections import Board, Report
 from inspect_arenahard.stats import power, shares
 from inspect_arenahard.stats.estimates import Leaderboard, Row
-from inspect_arenahard.stats.judge_card import Share
+from inspect_arenahard.stats.judge_card import ItemShare
 from inspect_arenahard.stats.judge_coverage import TableJudging
 
 PLAIN, STYLED, BASELINE = "#1f77b4", "#e6550d", "#d62728"
@@ -498,7 +498,7 @@ def _evaluators(report: Report) -> str:
     if not report.evaluators:
         return ""
 
-    def share(s: Share) -> str:
+    def share(s: ItemShare) -> str:
         if s.value is None:
             return _cell(None)
         return _cell(100 * s.value, title=f"{100 * s.lower:.1f}–{100 * s.upper:.1f}% (n={s.n})")  # type: ignore[operator]
