@@ -69,13 +69,13 @@ class CallCounts:
     @classmethod
     def from_row(cls, row: Any) -> CallCounts:
         """Counts from ``row`` (``CallCounts.row``); a ``ValueError`` when it is not one."""
-        names = [f.name for f in fields(cls)]
-        if not isinstance(row, list) or len(row) != len(names):
-            raise ValueError(f"expected a list of {len(names)} counts, got {row!r}")
-        values: dict[str, Any] = {
-            name: float(v) if name == "recorded_cost" else int(v) for name, v in zip(names, row)
-        }
-        return cls(**values)
+        if not isinstance(row, list) or len(row) != _FIELDS:
+            raise ValueError(f"expected a list of {_FIELDS} counts, got {row!r}")
+        calls, inputs, outputs, cost, *rest = row
+        return cls(int(calls), int(inputs), int(outputs), float(cost), *map(int, rest))
+
+
+_FIELDS = len(fields(CallCounts))
 
 
 @dataclass(frozen=True)
