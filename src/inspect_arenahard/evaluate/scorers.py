@@ -38,8 +38,6 @@ from dataclasses import replace
 from typing import Any
 
 from anyio import to_thread
-from inspect_ai.event import ModelEvent
-from inspect_ai.log import transcript
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 from inspect_ai.scorer import (
     Metric,
@@ -66,6 +64,7 @@ from inspect_arenahard.judging.games import (
     Game,
     JudgeSettings,
     Matchup,
+    calls_so_far,
     explain,
     play_game,
     role_models,
@@ -74,23 +73,11 @@ from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_a
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.judging.templates import template
 from inspect_arenahard.stats.game_record import GameScore
-from inspect_arenahard.stats.sample_usage import SampleUsage, sample_usage
 from inspect_arenahard.stats.verdict_points import (
     STRONG_WEIGHT,
     check_strong_weight,
     weighted_points,
 )
-
-
-def calls_so_far() -> SampleUsage:
-    """Every model call of the running sample so far (the model's, a live baseline's, the
-    judges'), from its transcript: what the cost report reads from the score."""
-    fields: Any = {"event": True, "role": True, "model": True, "cache": True, "output": {"usage"}}
-    return sample_usage(
-        event.model_dump(include=fields)
-        for event in transcript().events
-        if isinstance(event, ModelEvent)
-    )
 
 
 def judge_models(default: str | None) -> list[Model]:
