@@ -348,7 +348,8 @@ def _add_usage(tally: Tally, usage: SampleUsage, canary: bool = False) -> None:
     for role, models in usage.roles.items():
         key = role + (CANARY_ROLE_SUFFIX if canary else "")
         for served, counts in models.items():
-            tally.setdefault(key, {}).setdefault(served, CallCounts()).__iadd__(counts)
+            total = tally.setdefault(key, {}).setdefault(served, CallCounts())
+            total += counts  # in place: a fresh total per role and model, never the sample's
 
 
 def priced(counts: CallCounts, model: str, prices: Mapping[str, tuple[float, float]]) -> Usage:
