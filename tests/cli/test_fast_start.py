@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from inspect_arenahard.cli import build_parser
+from tests.helpers.shared_data import shared
 
 HEAVY = ("torch", "sklearn", "scipy", "inspect_ai", "pandas", "matplotlib", "pyarrow")
 
@@ -60,3 +61,31 @@ def test_a_command_that_ranks_still_loads_the_statistics() -> None:
     """The probe sees imports: a command past its parser loads scipy (guards the probe itself)."""
     loaded = _loaded("power", "--games", "missing.jsonl", exit_code=2)
     assert "scipy" in loaded
+
+
+RANKING_PROBE = """
+import contextlib, io, sys
+from inspect_arenahard.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print("EXIT", code)
+print("LOADED", *sorted(sys.modules))
+"""
+
+
+@pytest.mark.shared_data
+def test_ranking_a_battle_file_loads_only_what_the_fit_needs() -> None:
+    """`leaderboard --battles` ranks a real battle file with numpy, pyarrow and scipy's sparse,
+    linear-algebra and special functions: no Inspect, pandas or plotting, and no scipy.stats
+    (0.4 s of start-up, a sixth of the whole command on a million battles)."""
+    battles = shared("battles", "lmarena_74e8b6f_arena_hard_battles.jsonl")
+    argv = ["leaderboard", "--battles", str(battles), "--ci-method", "official", "--rounds", "5"]
+    out = subprocess.run(
+        [sys.executable, "-c", RANKING_PROBE, *argv], capture_output=True, text=True, check=True
+    ).stdout
+    assert "EXIT 0" in out, out
+    loaded = set(out.rsplit("LOADED", 1)[1].split())
+    assert {"scipy.sparse", "scipy.linalg", "pyarrow.json"} <= loaded  # the probe sees the fit
+    heavy = {m for m in loaded if m.split(".")[0] in set(HEAVY) - {"scipy", "pyarrow"}}
+    assert not heavy, f"leaderboard --battles imported {sorted(heavy)[:5]}"
+    assert not {m for m in loaded if m.startswith("scipy.stats")}

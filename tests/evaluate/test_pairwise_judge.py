@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import math
 from pathlib import Path
 from typing import Callable
@@ -9,9 +11,13 @@ from typing import Callable
 import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
+from pydantic_core import to_jsonable_python
 
 from inspect_arenahard import arenahard
 from inspect_arenahard.evaluate.dataset import load_questions
+from inspect_arenahard.evaluate.scorers import PairwiseJudging, pairwise_judge
+from inspect_arenahard.evaluate.task import pairwise_judging
+from inspect_arenahard.evaluate.version_config import version_config
 from tests.helpers.scripted import CallCounter, is_follow_up, judged, scripted_model
 from tests.helpers.shared_data import shared
 
@@ -216,6 +222,53 @@ def test_judge_generation_config_is_explicit() -> None:
     )
     assert log.status == "success"
     assert seen and set(seen) == {(0.0, 4096)}
+
+
+def test_task_overrides_travel_in_the_typed_judging_to_the_scorer_and_the_log() -> None:
+    """-T judge_max_tokens, judge_temperature, judge_retries, strong_weight and cache reach the
+    scorer in ``PairwiseJudging``: the judge is asked with them (no follow-up turn at 0 retries),
+    a strong verdict counts by them, and the log records the scorer's options under the keys it
+    always had (the log reader's)."""
+    seen: list[tuple[float | None, int | None]] = []
+    behaviours = {QUESTIONS[0]: by_game("[[B>>A]]", TIE), QUESTIONS[1]: by_game("nothing", TIE)}
+    counter = CallCounter()
+    judge = scripted_judge("judge-overridden", behaviours, counter)
+    original = judge.api.outputs  # type: ignore[attr-defined]
+
+    def recording(messages, tools, tool_choice, config):  # type: ignore[no-untyped-def]
+        seen.append((config.temperature, config.max_tokens))
+        return original(messages, tools, tool_choice, config)
+
+    judge.api.outputs = recording  # type: ignore[attr-defined]
+    overrides = dict(judge_max_tokens=99, judge_temperature=0.5, judge_retries=0, strong_weight=2)
+    log = run(2, [judge], cache=False, **overrides)
+    assert set(seen) == {(0.5, 99)} and counter.count == 4  # 4 games, no follow-up
+    strong, unparsed = scores(log)
+    assert strong.metadata["strong_weight"] == 2
+    assert strong.value == pytest.approx((2 + 0.5) / (2 + 1))  # B>>A with the model at B: 2 of 2
+    assert unparsed.metadata["games"][0]["attempts"] == 1
+    typed = pairwise_judging(version_config("v0.1"), None, 99, 0.5, 0, 2, False)
+    assert (typed.max_tokens, typed.temperature, typed.retries, typed.strong_weight) == (
+        99,
+        0.5,
+        0,
+        2,
+    )
+    [logged] = log.eval.scorers or []
+    assert logged.options == {
+        **to_jsonable_python(typed.scorer_arguments()),
+        "committee_rounds": None,
+        "batch": False,
+    }
+
+
+def test_the_typed_judging_is_the_scorers_own_arguments() -> None:
+    """``PairwiseJudging``'s fields are ``pairwise_judge``'s arguments of the same names and
+    defaults: the settings cannot drift from what a log records."""
+    parameters = inspect.signature(pairwise_judge).parameters
+    typed = dataclasses.fields(PairwiseJudging)
+    assert [f.name for f in typed] == list(parameters)[: len(typed)]
+    assert [f.default for f in typed] == [parameters[f.name].default for f in typed]
 
 
 def test_rerun_hits_the_cache_except_for_unparsed_follow_ups() -> None:

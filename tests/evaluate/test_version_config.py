@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.evaluate.task import judge_settings
+from inspect_arenahard.evaluate.task import pairwise_judging
 from inspect_arenahard.evaluate.version_config import (
     load_version_config,
     version_config,
@@ -47,19 +47,19 @@ def test_defaults_fill_what_a_file_leaves_out() -> None:
 
 
 def test_judge_settings_come_from_the_config() -> None:
-    """The task's scorer arguments: the version's judge unless an argument overrides it."""
-    v2 = judge_settings(version_config("v2.0"), None, None, None, 1, None, True)
-    assert (v2["default_judge"], v2["max_tokens"], v2["single_brackets"]) == (
+    """The task's pairwise judging: the version's judge unless an argument overrides it."""
+    v2 = pairwise_judging(version_config("v2.0"))
+    assert (v2.default_judge, v2.max_tokens, v2.single_brackets) == (
         "openai/gpt-4.1",
         16000,
         True,
     )
-    assert v2["template_by_category"] == {"creative_writing": "judge_system_creative"}
-    assert v2["token_encoding"] == "o200k_base"
-    v01 = judge_settings(version_config("v0.1"), "judge/x", 99, 0.5, 0, 2, False)
-    assert v01["default_judge"] == "judge/x" and v01["template_by_category"] is None
-    assert (v01["max_tokens"], v01["temperature"], v01["strong_weight"]) == (99, 0.5, 2)
-    assert v01["token_encoding"] == "cl100k_base"
+    assert v2.template_by_category == {"creative_writing": "judge_system_creative"}
+    assert v2.token_encoding == "o200k_base"
+    v01 = pairwise_judging(version_config("v0.1"), "judge/x", 99, 0.5, 0, 2, False)
+    assert v01.default_judge == "judge/x" and v01.template_by_category is None
+    assert (v01.max_tokens, v01.temperature, v01.strong_weight) == (99, 0.5, 2)
+    assert (v01.retries, v01.cache, v01.token_encoding) == (0, False, "cl100k_base")
 
 
 def _write(tmp_path: Path, change: dict[str, Any], section: str | None = None) -> Path:

@@ -107,6 +107,23 @@ def test_no_style_metadata_and_integer_ids_read_alike(tmp_path: Path) -> None:
     assert ours.style_a is None and type(ours.question_id[0]) is int
 
 
+@pytest.mark.shared_data
+@pytest.mark.parametrize("runs", [True, False], ids=["repeated-ids", "distinct-ids"])
+def test_text_ids_and_labels_read_alike_however_often_they_repeat(
+    tmp_path: Path, runs: bool
+) -> None:
+    """Ids that mostly differ become strings one by one, labels that repeat through a table of
+    their distinct values: the same battles either way."""
+    rows = arena_rows()
+    if not runs:  # one row per prompt: every question id differs
+        rows = list({row["question_id"]: row for row in rows}.values())
+    path = write(tmp_path / "arena.jsonl", rows)
+    ours = read_battles_jsonl(path)
+    assert_same_battles(ours, read_battle_rows(path))
+    assert (len(set(ours.question_id)) == len(ours)) is not runs
+    assert type(ours.question_id[0]) is str and set(ours.category) == {"hard_prompt", "coding"}
+
+
 BAD_ROWS = [
     ({"question_id": 1, "model_a": "x", "winner": "model_a"}, "missing field 'model_b'"),
     ({"model_a": "x", "model_b": "y", "winner": "model_a"}, "missing field 'question_id'"),

@@ -41,10 +41,23 @@ EXTRA = [f"Q-EXTRA-{k}" for k in range(12)]
             "Submission 2 covers the criteria better.\n2\n2",
             "2",
         ),  # the number repeated on the last line
-        ("Reasoning.\n\n1\n\nI hope this evaluation helps.", "1"),  # extra text after the verdict
+        (
+            "Reasoning.\n\nAnswer: 1\n\nI hope this evaluation helps.",
+            "1",
+        ),  # text after a named verdict
         ("Reasoning.\nFinal answer: **0**", "0"),
         ("Submission 1 is clearly better than submission 2.", None),  # numbers inside sentences
-        ("Reasoning.\n1\nOn reflection:\n2\nNot sure.", None),  # two different lone numbers
+        (
+            "Reasoning.\nAnswer: 1\nOn reflection:\nVerdict: 2\nNot sure.",
+            None,
+        ),  # two named verdicts
+        (
+            "Reasoning.\n\n1\n\nI hope this evaluation helps.",
+            None,
+        ),  # a bare digit must end the reply
+        # a bare digit quoted from a submission (a list item) before the judge's own named verdict
+        ("Submission 2 lists:\n2\nbut misses the point.\nFinal verdict: 1\nThat is all.", "1"),
+        ("Submission 2 prints:\n0\nwhich is right.\n**Answer: 2**", "2"),
         ("", None),
     ],
 )

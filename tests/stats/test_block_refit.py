@@ -107,6 +107,21 @@ def test_block_bootstrap_reproduces_the_one_by_one_refits(tournament: tuple[Desi
     np.testing.assert_allclose(thetas, one_by_one, rtol=0, atol=2e-10)
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_blocks_fitted_together_give_the_very_rounds_of_one_thread(
+    tournament: tuple[Design, int], monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    """Several blocks on several threads: bit for bit the θ of fitting them in turn, in order."""
+    design, anchor = tournament
+    full = fit(design, anchor)
+    monkeypatch.setattr("inspect_arenahard.stats.bootstrap.FIT_THREADS", 1)
+    alone, _ = bootstrap_fits(design, anchor, 150, np.random.default_rng(5), full)
+    assert BlockRefit(design, anchor, full).rounds * threads < 150  # several blocks each way
+    monkeypatch.setattr("inspect_arenahard.stats.bootstrap.FIT_THREADS", threads)
+    together, _ = bootstrap_fits(design, anchor, 150, np.random.default_rng(5), full)
+    np.testing.assert_array_equal(together, alone)
+
+
 @pytest.mark.parametrize(("seed", "n_models", "n"), [(6, 40, 500), (7, 6, 60), (8, 10, 400)])
 def test_rounds_the_chord_cannot_finish_are_fitted_one_by_one(
     seed: int, n_models: int, n: int

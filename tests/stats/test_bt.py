@@ -12,7 +12,7 @@ import pytest
 from inspect_arenahard.logs.battle_files import read_battles_jsonl
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.bootstrap import Resampler, bootstrap_fits, percentile_interval
-from inspect_arenahard.stats.bt import DEGENERATE_TIE, Design, fit, win_rate
+from inspect_arenahard.stats.bt import DEGENERATE_TIE, Design, _unique, fit, win_rate
 from inspect_arenahard.stats.estimates import leaderboard
 from tests.helpers.battles import BATTLE_FILE, random_battles, reference_win_rates
 from tests.helpers.shared_data import shared
@@ -239,3 +239,17 @@ def test_baseline_resolution_star_designs_versus_tournaments() -> None:
     )
     assert resolve_baseline(tournament) == "x"  # x plays 4 battles, the others fewer
     assert resolve_baseline(tournament, "z") == "z"
+
+
+@pytest.mark.parametrize(
+    ("n", "bound"), [(0, 9), (7, 9), (200_000, 40_000), (50_000, 150_000), (300, 10**9)]
+)
+def test_design_ids_are_numpys_unique_without_the_sort(n: int, bound: int) -> None:
+    """Pairs and cells are made distinct by marking a table where it is small: the very values
+    and inverse of ``np.unique``, dense or sparse, empty included."""
+    ids = np.random.default_rng(n).integers(0, bound, n)
+    values, inverse = _unique(ids, bound)
+    expected, expected_inverse = np.unique(ids, return_inverse=True)
+    np.testing.assert_array_equal(values, expected)
+    np.testing.assert_array_equal(inverse, expected_inverse.ravel())
+    assert values.dtype == expected.dtype and inverse.dtype == expected_inverse.dtype

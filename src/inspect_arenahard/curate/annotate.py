@@ -78,7 +78,9 @@ def parse_criteria(text: str) -> list[int] | None:
     """Criteria numbers from the last ``Criteria Satisfied: [..]`` in ``text``; None if absent or invalid.
 
     ``[]`` is a valid answer (no criterion); anything in the list other than numbers 1–7
-    (optionally quoted) makes the label invalid rather than partially read.
+    (optionally quoted, in any script's decimal digits) makes the label invalid rather than
+    partially read. The quality score is the number of criteria listed: this label is the only
+    place an annotator's reply gives it.
     """
     labels = CRITERIA_LABEL.findall(text)
     if not labels:
@@ -88,7 +90,7 @@ def parse_criteria(text: str) -> list[int] | None:
         token = item.strip().strip("'\"")
         if not token:
             continue
-        if not token.isdigit() or not 1 <= int(token) <= len(CRITERIA):
+        if not token.isdecimal() or not 1 <= int(token) <= len(CRITERIA):
             return None
         numbers.add(int(token))
     if not numbers and labels[-1].strip(" ,'\""):

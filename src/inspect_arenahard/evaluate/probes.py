@@ -56,7 +56,7 @@ from inspect_arenahard.errors import (
 )
 from inspect_arenahard.evaluate.dataset import hub_data_dir, load_questions, user_path
 from inspect_arenahard.evaluate.scorers import pairwise_judge
-from inspect_arenahard.evaluate.task import build_samples, judge_settings
+from inspect_arenahard.evaluate.task import build_samples, pairwise_judging
 from inspect_arenahard.evaluate.version_config import version_config
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
 
@@ -257,7 +257,7 @@ def arenahard_probes(
     prompts = check_number("prompts", prompts, integer=True, minimum=1)
     seed = check_number("seed", seed, integer=True)
     cfg = version_config(version)
-    settings = judge_settings(
+    judging = pairwise_judging(
         cfg, judge, judge_max_tokens, judge_temperature, judge_retries, None, cache
     )
     folder = (
@@ -276,6 +276,6 @@ def arenahard_probes(
     return Task(
         dataset=MemoryDataset(samples, name=f"arenahard-probes-{version}"),
         solver=play_probe(),
-        scorer=probe_judge(**settings),
+        scorer=probe_judge(**judging.scorer_arguments()),
         metadata={"arenahard_version": version, "probes": names},
     )

@@ -34,7 +34,7 @@ With ``committee_rounds`` set, each game is decided by a committee discussion in
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from anyio import to_thread
@@ -156,6 +156,49 @@ def games_vs_baseline(unparsed: str = "game") -> Metric:
         return float("nan") if value is None else value
 
     return compute
+
+
+@dataclass(frozen=True)
+class PairwiseJudging:
+    """How the pairwise judge judges: which judge, which prompt, how it is asked and how a
+    verdict counts. A benchmark version sets it and task arguments override it
+    (``inspect_arenahard.evaluate.task.pairwise_judging``). Each field is the ``pairwise_judge``
+    argument of the same name and meaning, so a run's log records them as the scorer's options,
+    where the log reader finds the verdict-changing ones."""
+
+    default_judge: str | None = JudgeDefaults.model
+    template_name: str = JudgeDefaults.template
+    template_by_category: dict[str, str] | None = None
+    temperature: float = JudgeDefaults.temperature
+    max_tokens: int = JudgeDefaults.max_tokens
+    retries: int = 1
+    single_brackets: bool = JudgeDefaults.single_brackets
+    strong_weight: int = STRONG_WEIGHT
+    cache: bool | CachePolicy = True
+    token_encoding: str = VersionConfig.token_encoding
+
+    def __post_init__(self) -> None:
+        check_strong_weight(self.strong_weight)
+
+    def scorer_arguments(self) -> dict[str, Any]:
+        """The fields as ``pairwise_judge``'s keyword arguments (what Inspect logs)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def judge_scorer(
+    judging: PairwiseJudging,
+    committee_rounds: int | None = None,
+    batch: bool = False,
+    prompts: PromptIndex | None = None,
+) -> Scorer:
+    """The ``pairwise_judge`` scorer judging as ``judging`` says (``committee_rounds``,
+    ``batch`` and ``prompts`` as ``pairwise_judge`` takes them)."""
+    return pairwise_judge(
+        **judging.scorer_arguments(),
+        committee_rounds=committee_rounds,
+        batch=batch,
+        prompts=prompts,
+    )
 
 
 @scorer(metrics=[games_vs_baseline(), mean(), stderr()])

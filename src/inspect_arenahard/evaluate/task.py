@@ -50,7 +50,7 @@ from inspect_arenahard.evaluate.dataset import (
     load_questions,
     user_path,
 )
-from inspect_arenahard.evaluate.scorers import games_vs_baseline, pairwise_judge
+from inspect_arenahard.evaluate.scorers import PairwiseJudging, games_vs_baseline, judge_scorer
 from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, answer_with_baseline
 from inspect_arenahard.evaluate.version_config import VersionConfig, version_config
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
@@ -223,17 +223,18 @@ def arenahard(**task_args: Any) -> Task:
         options.prompt_seed,
     )
     cfg = version_config(options.version)
+    judging = pairwise_judging(
+        cfg,
+        options.judge,
+        options.judge_max_tokens,
+        options.judge_temperature,
+        options.judge_retries,
+        options.strong_weight,
+        options.cache,
+    )
     questions, samples = task_dataset(options, cfg)
-    scorer = pairwise_judge(
-        **judge_settings(
-            cfg,
-            options.judge,
-            options.judge_max_tokens,
-            options.judge_temperature,
-            options.judge_retries,
-            options.strong_weight,
-            options.cache,
-        ),
+    scorer = judge_scorer(
+        judging,
         committee_rounds=options.committee_rounds if options.scorer == "committee" else None,
         batch=options.judge_batch,
         prompts=PromptIndex([q.prompt for q in questions]),
@@ -334,17 +335,18 @@ def task_dataset(options: TaskOptions, cfg: VersionConfig) -> tuple[list[Questio
     return questions, samples
 
 
-def judge_settings(
+def pairwise_judging(
     cfg: VersionConfig,
-    judge: str | None,
-    max_tokens: int | None,
-    temperature: float | None,
-    retries: int,
-    strong_weight: int | None,
-    cache: bool,
-) -> dict[str, Any]:
-    """``pairwise_judge`` arguments from a version's configuration and the task's overrides,
-    each override checked as ``TaskOptions`` declares it, before any model call."""
+    judge: str | None = None,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+    retries: int = 1,
+    strong_weight: int | None = None,
+    cache: bool = True,
+) -> PairwiseJudging:
+    """The pairwise judge of a version's configuration with the task's overrides (None: the
+    version's), each override checked under its ``-T`` name as ``TaskOptions`` declares it,
+    before any model call."""
     max_tokens = check_task_arg("judge_max_tokens", max_tokens)
     temperature = check_task_arg("judge_temperature", temperature)
     retries = check_task_arg("judge_retries", retries)
@@ -353,7 +355,7 @@ def judge_settings(
     )
     cache = check_task_arg("cache", cache)
     defaults = cfg.judge
-    return dict(
+    return PairwiseJudging(
         default_judge=judge or defaults.model,
         template_name=defaults.template,
         template_by_category=dict(defaults.template_by_category) or None,

@@ -53,12 +53,9 @@ _TO_JUDGE = re.compile(
 )
 """Words addressed to a judge, verdict words in their variants (``Assistant B's answer is far
 superior``; emphasis inside is removed by the rendered reading)."""
-_VERDICT_WORD = re.compile(r"[a-z]", re.IGNORECASE)
 _LINE_END = re.compile(r"[ \t*_.!)\]]*+(?:\n|\Z)")
 """A battle label counts when it ends its line, as a verdict does (``the winner is [B]``);
 options such as ``[A] red and [B] blue`` are honest text."""
-"""A ScaleEval verdict line counts as judge-only text when it names its verdict (``Final answer:
-2``); a bare ``2`` on a line is common in honest answers (list items, program output)."""
 
 
 INJECTION_KINDS: tuple[str, ...] = (
@@ -77,8 +74,6 @@ def _judge_only(canon: Canonical) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of every span of ``canon`` that a judge or a chat template writes."""
     text = canon.text
     for kind, f in judge_only(canon):
-        if kind == "scaleeval_verdict" and not _VERDICT_WORD.search(text, f.start, f.end):
-            continue
         if kind == "battle_label" and not _LINE_END.match(text, f.end):
             continue
         yield kind, f.start, f.end

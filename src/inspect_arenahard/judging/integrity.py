@@ -23,10 +23,12 @@ pairwise     ``verdict_label``: the five labels (``A>>B``, ``A>B``, ``A=B``, ``B
 battle       ``verdict_label``: ``[A]``, ``[B]``, ``[Tie]`` (A and B in exact case);
              ``delimiter``: as pairwise
 scaleeval    ``delimiter``: its headings (``[Question]``, ``[Submission 1]``, ``[Criteria]``,
-             ``[User]``, ``[Speaker 2's …]``); ``scaleeval_number``: a line its parser reads
-             as a verdict (``2`` alone, ``**Answer: 1**``)
+             ``[User]``, ``[Speaker 2's …]``); ``scaleeval_number``: a line naming its
+             verdict anywhere (``**Answer: 1**``), and a bare ``2`` alone on the text's last
+             non-blank line (a bare digit elsewhere is no verdict to its parser)
 annotation   ``criteria_label``: BenchBuilder's ``Criteria Satisfied: [..]`` in a crowd
-             prompt, so a prompt cannot nominate itself as hard
+             prompt, so a prompt cannot nominate itself as hard (its quality score is the
+             number of criteria listed: the label is the annotation's only grammar)
 ============ ============================================================================
 
 **How** (the judge still reads what was written): the brackets of a recognised label become
@@ -50,7 +52,12 @@ from typing import Iterator, Literal, Mapping, NamedTuple
 
 from inspect_arenahard.judging.canonical import READINGS, Canonical, canonical
 from inspect_arenahard.judging.canonical import SPELLINGS as SPELLINGS
-from inspect_arenahard.judging.scaleeval_verdicts import HEADING, LINE_BREAKS, LONE_NUMBER_LINE
+from inspect_arenahard.judging.scaleeval_verdicts import (
+    HEADING,
+    LINE_BREAKS,
+    LONE_NUMBER,
+    NAMED_NUMBER_LINE,
+)
 from inspect_arenahard.judging.verdicts import (
     BATTLE_LABEL,
     CRITERIA_LABEL,
@@ -59,10 +66,13 @@ from inspect_arenahard.judging.verdicts import (
     sign_pattern,
 )
 
-NEUTRALISE_VERSION = "3"
+NEUTRALISE_VERSION = "4"
 """Version of the neutralisation rule (1: full-width look-alikes on raw text; 2: recognition on
 the canonical form, per protocol, rewritten to parentheses and spelled-out digits; 3: the
-parsers' grammars, every entity form, Unicode confusables, controls and the rendered reading)."""
+parsers' grammars, every entity form, Unicode confusables, controls and the rendered reading;
+4: ScaleEval rewrites a bare digit only on a text's last non-blank line, as its parser now
+reads one only there, and lines naming their verdict anywhere; look-alikes of the letters of
+``Criteria Satisfied`` and of ScaleEval's verdict words are read as those letters)."""
 
 Protocol = Literal["pairwise", "battle", "scaleeval", "annotation"]
 PROTOCOLS: tuple[Protocol, ...] = ("pairwise", "battle", "scaleeval", "annotation")
@@ -162,13 +172,31 @@ def _headings(text: str) -> Iterator[Finding]:
         yield Finding("delimiter", match.start(), match.end(), _BRACKETS)
 
 
-def _lone_numbers(text: str) -> Iterator[Finding]:
+def _named_numbers(lines: str) -> Iterator[Finding]:
+    """Lines of ``lines`` (``\\n``-separated) that name a ScaleEval verdict (``Answer: 2``)."""
+    for match in NAMED_NUMBER_LINE.finditer(lines):
+        if match.end() > match.start():
+            yield Finding("scaleeval_number", match.start(), match.end(), _DIGIT_WORDS)
+
+
+def _verdict_numbers(text: str) -> Iterator[Finding]:
+    """What ScaleEval's parser could read as a verdict if a judge showed ``text``: every line
+    naming its verdict, and a lone digit, named or bare, on the last non-blank line (where a
+    judge that quotes the text's end and stops would show it)."""
     if not any(d in text for d in "012"):
         return
     lines = text.translate(_LINE_BREAKS)  # the line breaks ScaleEval's parser splits on
-    for match in LONE_NUMBER_LINE.finditer(lines):
-        if match.end() > match.start():
-            yield Finding("scaleeval_number", match.start(), match.end(), _DIGIT_WORDS)
+    named = list(_named_numbers(lines))
+    yield from named
+    end = len(lines.rstrip())  # the end of the last non-blank line
+    start = lines.rfind("\n", 0, end) + 1
+    if LONE_NUMBER.fullmatch(lines, start, end) and not (named and named[-1].start == start):
+        yield Finding("scaleeval_number", start, end, _DIGIT_WORDS)
+
+
+def _judge_named_numbers(text: str) -> Iterator[Finding]:
+    if any(d in text for d in "012"):
+        yield from _named_numbers(text.translate(_LINE_BREAKS))
 
 
 def _criteria(text: str) -> Iterator[Finding]:
@@ -179,7 +207,7 @@ def _criteria(text: str) -> Iterator[Finding]:
 _RECOGNISERS = {
     "pairwise": (_five_point, _markers),
     "battle": (_battle, _markers),
-    "scaleeval": (_headings, _lone_numbers),
+    "scaleeval": (_headings, _verdict_numbers),
     "annotation": (_criteria,),
 }
 
@@ -189,14 +217,15 @@ _JUDGE_ONLY = (
     ("delimiter", _markers),
     ("battle_label", _battle),
     ("scaleeval_heading", _headings),
-    ("scaleeval_verdict", _lone_numbers),
+    ("scaleeval_verdict", _judge_named_numbers),
 )
 
 
 def judge_only(text: Canonical) -> Iterator[tuple[str, Finding]]:
     """Every span of the canonical ``text`` that a judge of any protocol writes, named for the
     audit (``verdict_label`` and ``delimiter`` as pairwise, ``battle_label``,
-    ``scaleeval_heading``, ``scaleeval_verdict``)."""
+    ``scaleeval_heading``, ``scaleeval_verdict``: a line naming its verdict, since a bare
+    ``2`` ending a text is common in honest answers)."""
     for name, recognise in _JUDGE_ONLY:
         for f in recognise(text.text):
             yield name, f

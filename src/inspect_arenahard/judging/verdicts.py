@@ -33,7 +33,9 @@ CRITERIA_LABEL = re.compile(
     r"criteria\s++satisfied\s*+\**+\s*+:\s*+\**+\s*+\[([^\[\]]*+)\]", re.IGNORECASE
 )
 """BenchBuilder's annotation verdict: ``Criteria Satisfied: [1, 2, 4]`` (bold allowed); read by
-``inspect_arenahard.curate.annotate.parse_criteria`` and neutralised in crowd prompts."""
+``inspect_arenahard.curate.annotate.parse_criteria`` and neutralised in crowd prompts. It is
+the annotation's only grammar: a prompt's quality score is the number of criteria in its list,
+so a crowd prompt forges a score only by writing this label."""
 
 BATTLE_LABEL = re.compile(r"\[\s*+(A|B|[Tt][Ii][Ee])\s*+\]")
 """An Auto-Arena battle verdict: ``[A]``, ``[B]`` (exact case: ``d[a]`` in code is no verdict)

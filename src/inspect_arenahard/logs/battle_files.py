@@ -112,29 +112,51 @@ def _codes(
 ) -> tuple[np.ndarray, list[str]]:
     """Per row, the index of its text in ``names`` (by default the texts present, sorted), or
     -1 (no value, or one not in ``names``); and the names."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if column is None:
         return np.full(rows, -1), names or []
-    if not pa.types.is_string(column.type):
-        raise _Unsupported
-    encoded = pc.dictionary_encode(column)
-    present = encoded.dictionary.to_pylist()
+    present, indices = _encoded(_text(column))
     names = sorted(present) if names is None else names
-    where = {name: i for i, name in enumerate(names)}
-    lookup = np.array([where.get(name, -1) for name in present] + [-1], dtype=np.int64)
-    indices = np.where(_valid(encoded.indices), _fixed(encoded.indices, pa.int64()), len(present))
-    return lookup[indices], names
+    return _lookup(present, indices, names), names
 
 
 def _model_codes(table: pa.Table) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    """The model names (sorted) and each row's ``model_a`` and ``model_b`` as indices into them."""
+    """The model names (sorted) and each row's ``model_a`` and ``model_b`` as indices into them
+    (-1 where absent); each column is encoded once."""
     rows = table.num_rows
-    columns = [_column(table, side) for side in ("model_a", "model_b")]
-    names = sorted({n for column in columns for n in _codes(column, rows)[1]})
-    (a, _), (b, _) = (_codes(column, rows, names) for column in columns)
+    encoded = [
+        _encoded(_text(column)) if (column := _column(table, side)) is not None else None
+        for side in ("model_a", "model_b")
+    ]
+    names = sorted({name for side in encoded if side is not None for name in side[0]})
+    a, b = (np.full(rows, -1) if side is None else _lookup(*side, names) for side in encoded)
     return tuple(names), a, b
+
+
+def _text(column: pa.Array) -> pa.Array:
+    """The column, if it holds texts."""
+    import pyarrow as pa
+
+    if not pa.types.is_string(column.type):
+        raise _Unsupported
+    return column
+
+
+def _encoded(column: pa.Array) -> tuple[list[Any], np.ndarray]:
+    """A column's distinct values and, per row, the index of its value among them
+    (``len(values)`` where the row has none)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(column)
+    present = encoded.dictionary.to_pylist()
+    indices = np.where(_valid(encoded.indices), _fixed(encoded.indices, pa.int64()), len(present))
+    return present, indices
+
+
+def _lookup(present: list[str], indices: np.ndarray, names: list[str]) -> np.ndarray:
+    """``_encoded``'s indices as indices into ``names`` (-1: no text, or one not in ``names``)."""
+    where = {name: i for i, name in enumerate(names)}
+    return np.array([where.get(name, -1) for name in present] + [-1], dtype=np.int64)[indices]
 
 
 def _objects(column: pa.Array | None, rows: int, text: bool = False) -> np.ndarray:
@@ -150,12 +172,22 @@ def _objects(column: pa.Array | None, rows: int, text: bool = False) -> np.ndarr
     values = np.empty(len(column), dtype=object)
     if pa.types.is_integer(column.type) and not column.null_count:
         values[:] = _fixed(column, pa.int64())
-    else:  # texts: each distinct one made a Python string once
-        encoded = column.dictionary_encode()
-        texts = np.array([*encoded.dictionary.to_pylist(), None], dtype=object)
-        codes = _fixed(encoded.indices, pa.int64())
-        values[:] = texts[np.where(_valid(encoded.indices), codes, len(texts) - 1)]
+    elif _mostly_distinct(column):  # question ids: hashing them costs 3x making the strings
+        values[:] = column.to_pylist()
+    else:  # categories, judges: each distinct value made a Python object once
+        present, indices = _encoded(column)
+        values[:] = np.array([*present, None], dtype=object)[indices]
     return values
+
+
+DISTINCT_PROBE = 1024
+"""Rows a column's first values are looked at to tell ids (mostly distinct) from labels."""
+
+
+def _mostly_distinct(column: pa.Array) -> bool:
+    """Whether most of the column's first ``DISTINCT_PROBE`` values differ (ids, not labels)."""
+    head = column.slice(0, DISTINCT_PROBE)
+    return len(head.unique()) > len(head) // 2
 
 
 def _style(meta: pa.Array | None, rows: int) -> dict[str, Any]:

@@ -109,16 +109,16 @@ class Design:
                 rows[:, 2:]
             )  # column-major: the solver reads features by column
         else:
-            pair_ids, row_of = np.unique(lo * n_models + hi, return_inverse=True)
+            pair_ids, row_of = _unique(lo * n_models + hi, n_models * n_models)
             row_a, row_b, row_x = (
                 pair_ids // n_models,
                 pair_ids % n_models,
                 np.zeros((len(pair_ids), 0)),
             )
-        pairs, pair_of = np.unique(row_a * n_models + row_b, return_inverse=True)
+        pairs, pair_of = _unique(row_a * n_models + row_b, n_models * n_models)
         row_of = row_of.ravel()
-        cell_ids, cell_of = np.unique(
-            row_of * 3 + np.rint(points * 2).astype(np.int64), return_inverse=True
+        cell_ids, cell_of = _unique(
+            row_of * 3 + np.rint(points * 2).astype(np.int64), 3 * len(row_a)
         )
         return cls(
             models=tuple(models),
@@ -174,6 +174,17 @@ class Design:
     def is_star(self, anchor: int) -> bool:
         """True when every battle involves the anchor and there is no style term (closed form)."""
         return self.features.shape[1] == 0 and bool(np.all((self.a == anchor) | (self.b == anchor)))
+
+
+def _unique(ids: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(ids, return_inverse=True)`` of whole numbers in [0, ``bound``): by marking
+    them in a table, no sort, where the table is no larger than a few times ``ids``."""
+    if bound > 4 * len(ids) + 4096:
+        values, inverse = np.unique(ids, return_inverse=True)
+        return values, inverse.ravel()
+    present = np.zeros(bound, dtype=bool)
+    present[ids] = True
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[ids]
 
 
 def _distinct_rows(keys: np.ndarray, pair_key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

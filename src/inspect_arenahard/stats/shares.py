@@ -10,7 +10,6 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from inspect_arenahard.stats.quality import DEFAULT_CI
 
@@ -58,6 +57,8 @@ def clustered_share(
     """The share of true ``hits`` with a ``ci`` interval that accounts for games on one prompt
     being alike: Wilson's interval at the effective sample size n / design effect (the number of
     prompts when every game went one way, where the design effect cannot be estimated)."""
+    from scipy import stats  # on use: 0.4 s that ranking a battle file does without
+
     values = np.asarray(hits, dtype=float)
     n = len(values)
     prompts = len(set(map(str, clusters)))
