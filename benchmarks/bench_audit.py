@@ -6,7 +6,9 @@ the reading part (Inspect's typed ``read_eval_log``).
     python benchmarks/bench_audit.py [--logs 16] [--keep DIR]
 
 This is also the extra cost of the flags column of ``arenahard leaderboard`` (``--no-audit``
-skips it). Prints wall times per 500-answer model and the flags found (none expected).
+skips it). The logs are written by the importer, so each score carries its audit record and the
+checks run on the records (sketches, recorded ranks). Prints wall times per 500-answer model and
+the flags found (none expected).
 """
 
 from __future__ import annotations
@@ -17,8 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from inspect_arenahard.report.audit_checks import audit_model
-from inspect_arenahard.report.audit_inputs import read_model_samples
+from inspect_arenahard.report.audit_inputs import audit_answers_of, read_model_samples
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_logs import full_read_seconds, log_folder  # noqa: E402
@@ -37,7 +38,7 @@ def main() -> None:
     by_model, _ = read_model_samples([folder])
     reading = time.perf_counter() - t
     t = time.perf_counter()
-    audits = [audit_model(model, samples) for model, samples in sorted(by_model.items())]
+    audits = [audit_answers_of(model, samples) for model, samples in sorted(by_model.items())]
     checks = time.perf_counter() - t
     n = len(audits)
     print(f"audit of {n} models × {sum(a.n for a in audits) // max(n, 1)} samples: reading {reading:.1f}s, "

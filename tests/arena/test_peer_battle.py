@@ -348,3 +348,31 @@ def test_task_file_builds_the_same_tasks(tmp_path: Path) -> None:
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     assert len(module.autoarena_battle(questions=str(write_questions(tmp_path))).dataset) == 4
     assert len(module.autoarena_questions(domains="math").dataset) == 1
+
+
+def test_battle_scores_carry_the_audit_and_usage_records(played, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The committee's score records the model's answer for the audit and the sample's calls
+    for the cost report: equal to what the full samples give, so neither reads them."""
+    from inspect_arenahard.judging.answer_audit import PromptIndex, answer_audit
+    from inspect_arenahard.logs import reader
+    from inspect_arenahard.report.audit_inputs import AnswerReader, _sample
+    from inspect_arenahard.report.costs import UsageReader
+    from inspect_arenahard.stats.sample_usage import sample_usage
+
+    _, log = played
+    index = PromptIndex([s.input for s in log.samples or []])  # type: ignore[misc]
+    full_reads = []
+    real = reader.sample_records
+    monkeypatch.setattr(reader, "sample_records", lambda *a: full_reads.append(a) or real(*a))
+    answers, usage = AnswerReader(), UsageReader()
+    reader.read_games([log.location], reader.SampleReaders([answers, usage]))
+    assert full_reads == []
+    recorded = {sample_id: a.audit for _, sample_id, _, a in answers.by_log[log.location]}
+    events = []
+    for raw in real(log.location, []):
+        _, full = _sample(raw)
+        rebuilt = answer_audit(full.prompt, full.answer, None, "stop", index)
+        assert recorded[str(raw["id"])] == rebuilt and rebuilt.off_prompt_rank == 0.0
+        events += raw["events"]
+    assert usage.tally_by_log[log.location] == sample_usage(events).roles
+    assert set(usage.tally_by_log[log.location]) == {"model", "opponent", "committee", "reference"}

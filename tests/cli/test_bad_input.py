@@ -420,12 +420,20 @@ def test_arenahard_cli_bad_input(
 
 def test_damaged_log_is_skipped_and_named(folders: dict[str, Path], tmp_path: Path) -> None:
     """A corrupt compressed member (zstandard.ZstdError) costs that log only, never the table:
-    a damaged sample member is named, its games still come from the intact summaries."""
+    a damaged sample member is named, its games still come from the intact summaries. (The
+    victim is made a log written before the score records, which the audit reads in full.)"""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from inspect_arenahard.stats.game_record import SCORE_RECORDS
+
     logs = tmp_path / "logs"
     shutil.copytree(folders["logs"], logs)
     good, victim = sorted(logs.glob("*.eval"))
     damaged = victim.with_name("damaged.eval")
-    victim.rename(damaged)
+    older = read_eval_log(str(victim))
+    assert older.eval.metadata is not None and older.eval.metadata.pop(SCORE_RECORDS)
+    write_eval_log(older, str(damaged))
+    victim.unlink()
     with zipfile.ZipFile(damaged) as archive:
         member = next(i for i in archive.infolist() if i.filename.startswith("samples/"))
     data = bytearray(damaged.read_bytes())

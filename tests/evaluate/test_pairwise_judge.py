@@ -259,6 +259,7 @@ def test_task_overrides_travel_in_the_typed_judging_to_the_scorer_and_the_log() 
         **to_jsonable_python(typed.scorer_arguments()),
         "committee_rounds": None,
         "batch": False,
+        "prompts": "500 prompts",  # the benchmark's prompt index (audit records), by its size
     }
 
 

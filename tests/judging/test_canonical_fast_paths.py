@@ -15,6 +15,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from inspect_arenahard.judging import injection
 from inspect_arenahard.judging.canonical import (
     _FOLDS,
     READINGS,
@@ -24,9 +25,8 @@ from inspect_arenahard.judging.canonical import (
     _scanner,
     canonical,
 )
+from inspect_arenahard.judging.injection import _overlaps
 from inspect_arenahard.judging.integrity import PROTOCOLS, Finding, _mapped, findings
-from inspect_arenahard.report import audit_checks
-from inspect_arenahard.report.audit_checks import _overlaps
 
 PIECES = [
     *"[]<>|=AB012 \n\t:*_`~^{}$\\&#;-!x",
@@ -167,13 +167,13 @@ def reference_role_words(text: str) -> list[tuple[int, int]]:
     """Role words found by scanning the whole text, each kept when an opening precedes it."""
     lowered = text.lower()
     words = (
-        audit_checks._ROLE_WORD_LOWER.finditer(lowered)
+        injection._ROLE_WORD_LOWER.finditer(lowered)
         if len(lowered) == len(text)
-        else audit_checks._ROLE_WORD.finditer(text)
+        else injection._ROLE_WORD.finditer(text)
     )
     spans = []
     for m in words:
-        opening = audit_checks._ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
+        opening = injection._ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
         if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
             spans.append((opening.start(), m.end()))
     return spans
@@ -188,6 +188,6 @@ def test_role_words_tried_after_openings_match_a_whole_scan(text: str) -> None:
     for written in (text, sparse):
         lowered = written.lower()
         same = len(lowered) == len(written)
-        found = list(audit_checks._role_markers(written, lowered if same else None))
+        found = list(injection._role_markers(written, lowered if same else None))
         words = reference_role_words(written)
         assert found[: len(words)] == words, written

@@ -10,10 +10,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import read_eval_log, write_eval_log
 
 from inspect_arenahard.cli import main
 from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.stats.battles import from_games
+from inspect_arenahard.stats.game_record import SCORE_RECORDS
 from tests.helpers.judge_runs import JudgeScript, damage_member, prompt_ids, run
 
 pytestmark = pytest.mark.shared_data
@@ -162,16 +164,29 @@ def test_a_damaged_sample_member_or_summaries_file_is_named_and_the_rest_read(
     log = run(tmp_path / "logs", JudgeScript(), limit=4)
     members = [n for n in zipfile.ZipFile(log.location).namelist() if n.startswith("samples/")]
     damage_member(log.location, members[0])
+    # the audit reads the records in the summaries: the damaged member is not needed
     code, rows, _, err = _leaderboard(capsys, tmp_path, str(tmp_path / "logs"))
+    assert code == 0 and rows[CANDIDATE]["n"] == 8 and "partly read" not in err
+    assert main(["audit", str(tmp_path / "logs")]) == 0
+    assert f"{CANDIDATE}  4" in capsys.readouterr().out
+
+    # a log written before the records is read in full: the damaged member is named and skipped
+    log = run(tmp_path / "old", JudgeScript(), limit=4)
+    without = read_eval_log(log.location)
+    assert without.eval.metadata is not None and without.eval.metadata.pop(SCORE_RECORDS)
+    write_eval_log(without, log.location)
+    members = [n for n in zipfile.ZipFile(log.location).namelist() if n.startswith("samples/")]
+    damage_member(log.location, members[0])
+    code, rows, _, err = _leaderboard(capsys, tmp_path, str(tmp_path / "old"))
     assert code == 0 and rows[CANDIDATE]["n"] == 8  # the summaries are intact
     assert f"audit: partly read {log.location}: 1 damaged members" in err and members[0] in err
-    assert main(["audit", str(tmp_path / "logs")]) == 0
+    assert main(["audit", str(tmp_path / "old")]) == 0
     captured = capsys.readouterr()
     assert members[0] in captured.err and f"{CANDIDATE}  3" in captured.out
 
     # summaries.json damaged as well: the sample members are read instead
     damage_member(log.location, "summaries.json")
-    result = read_games([str(tmp_path / "logs")])
+    result = read_games([str(tmp_path / "old")])
     assert len(result.games) == 6 and result.counts()["damaged"] == 2
     assert any("summaries.json" in d for d in result.runs[0].damaged)
 

@@ -63,17 +63,19 @@ from inspect_arenahard.arena.protocol import (
 )
 from inspect_arenahard.arena.questions import load_battle_questions, select_battle_questions
 from inspect_arenahard.errors import task_errors
+from inspect_arenahard.judging.answer_audit import PromptIndex, answer_audit
 from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement, committee_verdicts
 from inspect_arenahard.judging.games import (
     REFERENCE_ANSWER,
     Game,
     JudgeSettings,
+    calls_so_far,
     role_bound,
     role_models,
 )
 from inspect_arenahard.judging.integrity import Protocol, neutralise
 from inspect_arenahard.judging.templates import template
-from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.game_record import SCORE_RECORDS, SCORE_RECORDS_VERSION, GameScore
 from inspect_arenahard.stats.verdict_points import Position, outcome_for
 
 OPPONENT = "opponent"
@@ -271,6 +273,7 @@ def autoarena_committee(
     max_tokens: int | None = None,
     retries: int = 1,
     cache: bool | CachePolicy = True,
+    prompts: PromptIndex | None = None,
 ) -> Scorer:
     """The ``committee`` role's verdict on the battle: 1 win, 0.5 tie, 0 loss for ``--model``.
 
@@ -280,6 +283,8 @@ def autoarena_committee(
         max_tokens: Judge output limit.
         retries: Follow-up turns asking a judge for a missing ``[A]``/``[B]``/``[Tie]``.
         cache: Inspect model cache for the judges' first replies.
+        prompts: The battle's questions, for the model's answer's audit record (its
+            ``ignores-prompt`` input); ``autoarena_battle`` passes its own.
     """
     settings = JudgeSettings(
         config=GenerateConfig(temperature=temperature, max_tokens=max_tokens),
@@ -310,6 +315,14 @@ def autoarena_committee(
         spans = await to_thread.run_sync(
             neutralised_spans, state.input_text, turns, state.metadata.get(REFERENCE_ANSWER)
         )
+        audit = await to_thread.run_sync(
+            answer_audit,
+            state.input_text,
+            state.output.completion,
+            None,
+            state.output.stop_reason,
+            prompts,
+        )
         metadata = GameScore(
             model=battle["model"],
             baseline=battle["opponent"],
@@ -329,6 +342,8 @@ def autoarena_committee(
                 "truncated_turns": [t["turn"] for t in turns if t["truncated"]],
                 "incomplete_turns": [t["turn"] for t in turns if t["missing"]],
             },
+            audit=audit,
+            usage=calls_so_far(),
         ).metadata()
         verdict = f"[{result.final}]" if result.final else "no verdict"
         explanation = f"Model {battle['model']} is Assistant {position}; committee verdict {verdict}.\n\n{result.transcript()}"
@@ -394,6 +409,8 @@ def autoarena_battle(
             max_tokens=judge_max_tokens,
             retries=judge_retries,
             cache=CachePolicy(expiry=None) if cache else False,
+            prompts=PromptIndex([q.question for q in chosen]),
         ),
         metrics=[mean(), stderr(), committee_agreement()],
+        metadata={SCORE_RECORDS: SCORE_RECORDS_VERSION},
     )

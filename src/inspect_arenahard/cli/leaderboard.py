@@ -203,6 +203,7 @@ def _load(args: argparse.Namespace) -> _Read:
         return _Read(read_battles_jsonl(args.battles))
     # lazy: the log reader and the audit pull in Inspect
     from inspect_arenahard.logs.ranked_games import read_ranked_logs
+    from inspect_arenahard.logs.reader import SampleReaders
     from inspect_arenahard.report.audit_inputs import AnswerReader, audit_samples, flags_of
     from inspect_arenahard.report.costs import PRICES, UsageReader, read_prices
 
@@ -211,12 +212,8 @@ def _load(args: argparse.Namespace) -> _Read:
     if args.cost:
         usage = UsageReader({**PRICES, **read_prices(args.prices)} if args.prices else PRICES)
     readers = [r for r in (answers, usage) if r is not None]
-
-    def on_sample(path: str, sample: dict[str, Any]) -> None:
-        for reader in readers:
-            reader(path, sample)
-
-    ranked = read_ranked_logs(args.logs, args.pool_settings, on_sample if readers else None)
+    on_sample = SampleReaders(readers) if readers else None
+    ranked = read_ranked_logs(args.logs, args.pool_settings, on_sample)
     flags = None if answers is None else flags_of(audit_samples(*answers.by_model(ranked.read)))
     costs = None if usage is None else usage.report(ranked.read)
     return _Read(ranked.games, ranked.pooled, ranked.read.runs, flags, costs)

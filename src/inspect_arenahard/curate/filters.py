@@ -19,8 +19,8 @@ import pandas as pd
 from inspect_arenahard.curate.cache import progress
 from inspect_arenahard.curate.step_options import FilterOptions as FilterOptions  # re-exported
 from inspect_arenahard.errors import UserError
+from inspect_arenahard.judging.injection import injection_kinds
 from inspect_arenahard.judging.integrity import findings, readings
-from inspect_arenahard.report.audit_checks import injection_kinds
 
 FILTER_OPTIONS = {
     "judge_text": "drop_judge_text",

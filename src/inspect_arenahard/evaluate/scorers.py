@@ -15,7 +15,10 @@ Score contract (read by ``inspect_arenahard.logs.reader``):
   ``ScoredGame`` per game), ``style``,
   ``neutralisation`` (``inspect_arenahard.judging.integrity.NEUTRALISE_VERSION``) and
   ``neutralised`` (per text shown to the judge — ``question``, ``model``, ``baseline``,
-  ``reference`` — the spans ``inspect_arenahard.judging.integrity`` neutralised).
+  ``reference`` — the spans ``inspect_arenahard.judging.integrity`` neutralised) and ``audit``
+  (what the audit needs of the answer: ``inspect_arenahard.stats.game_record.AnswerAudit``);
+  ``usage``: the sample's model calls per role and serving model
+  (``inspect_arenahard.stats.sample_usage.SampleUsage``), for the cost report.
 * ``explanation``: every game's full judge reasoning, for ``inspect view``.
 * A canary (``inspect_arenahard.evaluate.canaries``) is unscored (no metric counts it); its
   ``GameScore`` has ``canary`` true and ``model`` the canary pair's model; its games were asked
@@ -54,12 +57,14 @@ from inspect_arenahard.evaluate.adaptive import judged, skipped_score
 from inspect_arenahard.evaluate.canaries import CANARY_MODEL, is_canary
 from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
+from inspect_arenahard.judging.answer_audit import PromptIndex, answer_audit
 from inspect_arenahard.judging.committee import committee_games
 from inspect_arenahard.judging.games import (
     REFERENCE_ANSWER,
     Game,
     JudgeSettings,
     Matchup,
+    calls_so_far,
     explain,
     play_game,
     role_models,
@@ -181,12 +186,18 @@ class PairwiseJudging:
 
 
 def judge_scorer(
-    judging: PairwiseJudging, committee_rounds: int | None = None, batch: bool = False
+    judging: PairwiseJudging,
+    committee_rounds: int | None = None,
+    batch: bool = False,
+    prompts: PromptIndex | None = None,
 ) -> Scorer:
-    """The ``pairwise_judge`` scorer judging as ``judging`` says (``committee_rounds`` and
-    ``batch`` as ``pairwise_judge`` takes them)."""
+    """The ``pairwise_judge`` scorer judging as ``judging`` says (``committee_rounds``,
+    ``batch`` and ``prompts`` as ``pairwise_judge`` takes them)."""
     return pairwise_judge(
-        **judging.scorer_arguments(), committee_rounds=committee_rounds, batch=batch
+        **judging.scorer_arguments(),
+        committee_rounds=committee_rounds,
+        batch=batch,
+        prompts=prompts,
     )
 
 
@@ -205,6 +216,7 @@ def pairwise_judge(
     committee_rounds: int | None = None,
     neutralise_answers: bool = True,
     batch: bool = False,
+    prompts: PromptIndex | None = None,
 ) -> Scorer:
     """Arena-Hard pairwise judging against the baseline, in both orders, for every judge.
 
@@ -227,6 +239,8 @@ def pairwise_judge(
             ``arenahard_probes``' ``-raw`` probes, which measure what neutralising saves.
         batch: Send judge calls through the providers' batch APIs (Inspect's batch mode):
             about half the price, results within hours rather than seconds.
+        prompts: The benchmark's prompts, for the answer's audit record (its ``ignores-prompt``
+            input); the ``arenahard`` task passes its dataset's.
     """
     strong_weight = check_strong_weight(strong_weight)
     settings = JudgeSettings(
@@ -263,6 +277,14 @@ def pairwise_judge(
             shown, neutralised = await to_thread.run_sync(neutralise_all, texts)
         else:
             shown, neutralised = dict(texts), {}
+        audit = await to_thread.run_sync(
+            answer_audit,
+            state.input_text,
+            model_answer,
+            baseline_answer,
+            state.output.stop_reason,
+            prompts,
+        )
         matchup = Matchup(
             system,
             shown["question"] or "",
@@ -286,6 +308,7 @@ def pairwise_judge(
                 matchup, committee_rounds, asked, single_brackets
             )
         game_score = GameScore(
+            usage=calls_so_far(),
             model=state.metadata[CANARY_MODEL] if canary else str(state.model),
             baseline=state.metadata.get(BASELINE_MODEL),
             category=category,
@@ -299,6 +322,7 @@ def pairwise_judge(
             neutralised=neutralised,
             committee=committee,
             canary=canary,
+            audit=audit,
         )
         metadata = game_score.metadata()
         labels = ", ".join(f"g{g.game}:{g.label or 'unparsed'}" for g in games)

@@ -54,9 +54,11 @@ from inspect_arenahard.evaluate.scorers import PairwiseJudging, games_vs_baselin
 from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL, answer_with_baseline
 from inspect_arenahard.evaluate.version_config import VersionConfig, version_config
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
+from inspect_arenahard.judging.answer_audit import PromptIndex
 from inspect_arenahard.judging.committee import COMMITTEE, committee_agreement
 from inspect_arenahard.judging.games import REFERENCE_ANSWER, role_bound, role_models
 from inspect_arenahard.stats.estimates import official_rules
+from inspect_arenahard.stats.game_record import SCORE_RECORDS, SCORE_RECORDS_VERSION
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -230,12 +232,13 @@ def arenahard(**task_args: Any) -> Task:
         options.strong_weight,
         options.cache,
     )
+    questions, samples = task_dataset(options, cfg)
     scorer = judge_scorer(
         judging,
         committee_rounds=options.committee_rounds if options.scorer == "committee" else None,
         batch=options.judge_batch,
+        prompts=PromptIndex([q.prompt for q in questions]),
     )
-    questions, samples = task_dataset(options, cfg)
     _check_judges(
         options.scorer,
         options.judge or cfg.judge.model,
@@ -261,6 +264,7 @@ def arenahard(**task_args: Any) -> Task:
         metadata={
             "arenahard_version": options.version,
             "method": cfg.method,
+            SCORE_RECORDS: SCORE_RECORDS_VERSION,
             **({} if rule is None else {"adaptive": rule.options()}),
         },
     )

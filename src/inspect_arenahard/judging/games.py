@@ -13,8 +13,10 @@ its entry in the score contract (``inspect_arenahard.stats.game_record.ScoredGam
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import transcript
 from inspect_ai.model import (
     CachePolicy,
     ChatMessage,
@@ -28,6 +30,7 @@ from inspect_ai.model import (
 from inspect_arenahard.judging.templates import template
 from inspect_arenahard.judging.verdicts import parse_verdict
 from inspect_arenahard.stats.game_record import ScoredGame, points_over
+from inspect_arenahard.stats.sample_usage import SampleUsage, sample_usage
 from inspect_arenahard.stats.verdict_points import LABELS, Position
 
 REFERENCE_ANSWER = "reference"
@@ -200,3 +203,15 @@ def explain(games: list[Game]) -> str:
             f"### {g.judge} · game {g.game} (model is Assistant {g.model_position}) → {verdict}\n\n{g.reasoning}"
         )
     return "\n\n".join(parts)
+
+
+def calls_so_far() -> SampleUsage:
+    """Every model call of the running sample so far (the model's, a live baseline's or an
+    opponent's, the judges'), from its transcript: what a judge score records for the cost
+    report."""
+    fields: Any = {"event": True, "role": True, "model": True, "cache": True, "output": {"usage"}}
+    return sample_usage(
+        event.model_dump(include=fields)
+        for event in transcript().events
+        if isinstance(event, ModelEvent)
+    )

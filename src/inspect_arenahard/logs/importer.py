@@ -74,10 +74,12 @@ from inspect_arenahard.files.arena_layout import (
 )
 from inspect_arenahard.files.jsonl import read_jsonl
 from inspect_arenahard.files.sample_data import IMPORT_SAMPLE, sample_folder
+from inspect_arenahard.judging.answer_audit import PromptIndex, answer_audit
 from inspect_arenahard.judging.games import Game, explain
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.stats.estimates import official_rules
-from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.game_record import SCORE_RECORDS, SCORE_RECORDS_VERSION, GameScore
+from inspect_arenahard.stats.sample_usage import SampleUsage
 from inspect_arenahard.stats.verdict_points import check_strong_weight, normalize_label
 
 _ANSWER_IN = {
@@ -129,6 +131,11 @@ class _Source:
     baseline: str | None
     strong_weight: int
     encoding: str
+    prompts: PromptIndex = field(init=False)
+    """The questions' prompts, for each answer's audit record."""
+
+    def __post_init__(self) -> None:
+        self.prompts = PromptIndex([q.prompt for q in self.questions.values()])
 
     def default_baseline(self, category: str | None) -> str | None:
         """``--baseline``, else the version's baseline for ``category``."""
@@ -342,6 +349,8 @@ def _sample(
         games=tuple(g.scored() for g in games),
         strong_weight=source.strong_weight,
         style=style,
+        audit=answer_audit(prompt, model_text or "", baseline_text, "stop", source.prompts),
+        usage=SampleUsage(),  # no model or judge was called
     )
     metadata = game_score.metadata()
     value = game_score.points()
@@ -463,7 +472,11 @@ def _eval_log(
             dataset=EvalDataset(name=path.parent.parent.parent.name, samples=len(samples)),
             model=model,
             config=EvalConfig(),
-            metadata={"imported_judge": judge, "arenahard_version": version},
+            metadata={
+                "imported_judge": judge,
+                "arenahard_version": version,
+                SCORE_RECORDS: SCORE_RECORDS_VERSION,
+            },
         ),
         status="success",
         stats=EvalStats(started_at=created, completed_at=created),

@@ -5,7 +5,10 @@ plain JSON straight from the archive (Inspect's typed reader validates every fie
 slower), with Inspect's reader as the fallback for ``.json`` logs. A sample is read in full only
 when Inspect thinned a score metadata key out of its summary (keys over 1 KB, e.g. the games of
 a large ensemble), or when ``summaries.json`` is damaged (each sample member is then read on its
-own, and a damaged member is named and counted, never the end of the run).
+own, and a damaged member is named and counted, never the end of the run). What the audit and
+the cost report need of a sample travels in its judge score too (``audit``, ``usage``) in logs
+whose header says so (``Header.records``); other logs are read in full, once, when they are
+asked for (``read_games``'s ``on_sample``).
 
 The game is the unit (see docs/logs.md): a judgment is identified by (model, baseline, judge,
 prompt id, epoch, game, protocol) and counted once across every log given; when it was judged
@@ -18,11 +21,12 @@ bookkeeping (``eval-set.json``, ``logs.json``: silent).
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 import inspect_ai._util.zipfile  # noqa: F401  (teaches stdlib zipfile the zstd that .eval files use)
 from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sample_summaries
@@ -33,7 +37,12 @@ from inspect_arenahard.errors import UserError
 from inspect_arenahard.evaluate.adaptive import header_adaptive, run_note
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
 from inspect_arenahard.stats.drift import canary_drift
-from inspect_arenahard.stats.game_record import GameRecord, GameScore
+from inspect_arenahard.stats.game_record import (
+    SCORE_RECORDS,
+    SCORE_RECORDS_VERSION,
+    GameRecord,
+    GameScore,
+)
 
 DAMAGED = (
     KeyError, ValueError, TypeError, OSError, EOFError, NotImplementedError, zipfile.BadZipFile,
@@ -225,6 +234,10 @@ class Header:
     settings: str = ""
     """The verdict-changing judge settings of the run, as canonical JSON (see
     ``VERDICT_SETTINGS``); every game of the run carries them."""
+    records: bool = False
+    """Its judge scorer wrote the audit and usage records into every sample's score
+    (``inspect_arenahard.stats.game_record.SCORE_RECORDS``), so the audit and the cost report
+    read the sample summaries alone."""
 
     @property
     def recency(self) -> tuple[str, str, float]:
@@ -295,6 +308,7 @@ def read_header(path: str) -> Header:
         registry_name=str(spec.get("task_registry_name") or ""),
         settings=_settings(spec, task_args, roles),
         adaptive=header_adaptive(spec, results),
+        records=(spec.get("metadata") or {}).get(SCORE_RECORDS) == SCORE_RECORDS_VERSION,
     )
 
 
@@ -366,34 +380,74 @@ def game_key(game: GameRecord) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-SampleReader = Callable[[str, dict[str, Any]], None]
-"""Called with (log path, full sample record) for every sample of every judge log read: what the
-leaderboard's audit and cost columns take from the same read as the games."""
+@dataclass(frozen=True)
+class ScoredSample:
+    """One sample's judge score as its summary gives it (``score`` None: the sample has none)."""
+
+    id: str
+    epoch: int
+    score: GameScore | None
+    value: float | None
+    """The score's value (the model's points against the baseline), None when unscored."""
+
+
+class SampleReader(Protocol):
+    """What the leaderboard's audit and cost columns take from the same read as the games."""
+
+    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
+        """Take what is needed from the scores of a log whose header says its samples carry
+        the records (``Header.records``); False: hand over the full samples as well."""
+        ...
+
+    def __call__(self, path: str, sample: dict[str, Any]) -> None:
+        """One full sample record (input, output, events, scores) of a log."""
+        ...
+
+
+@dataclass
+class SampleReaders:
+    """Several readers on one read: full samples go only to those the scores did not satisfy."""
+
+    readers: Sequence[SampleReader]
+    _wanting: dict[str, list[SampleReader]] = field(default_factory=dict)
+
+    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
+        """Offer the scores to every reader; True when none wants the full samples."""
+        self._wanting[path] = [r for r in self.readers if not r.scored(path, samples)]
+        return not self._wanting[path]
+
+    def __call__(self, path: str, sample: dict[str, Any]) -> None:
+        """A full sample, to the readers that want it."""
+        for reader in self._wanting.get(path, self.readers):
+            reader(path, sample)
 
 
 def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = None) -> LogGames:
     """Game records from every arenahard judge log under ``paths``, each game counted once.
 
-    Without ``on_sample`` only the sample summaries are read (fast); with it each sample is read
-    once in full, handed to ``on_sample`` and its games taken from the same record.
+    Without ``on_sample`` only the sample summaries are read (fast). With it, a log whose
+    header says every sample carries the audit record is read from its summaries too, and
+    ``on_sample.scored`` gets the parsed scores; other logs (older ones, other tasks), and logs
+    whose scores did not satisfy it, are read once in full, each sample handed to ``on_sample``.
     """
     selected, result = select_runs(paths)
     kept: dict[tuple[Any, ...], tuple[GameRecord, Run]] = {}
     for path, header in selected:
         run = _run(path, header)
         result.runs.append(run)
+        scored: list[ScoredSample] | None = None
         try:
-            summaries = (
-                raw_summaries(path, run.damaged)
-                if on_sample is None
-                else _full_samples(path, run, on_sample)
-            )
+            if on_sample is None or header.records:
+                summaries = raw_summaries(path, run.damaged)
+                scored = [] if on_sample is not None else None
+            else:
+                summaries = _full_samples(path, run, on_sample)
         except DAMAGED as ex:
             result.runs.pop()
             result.ignored.append((path, f"damaged log, samples unreadable ({_brief(ex)})"))
             continue
         for summary in summaries:
-            found = _sample_games(path, header, summary, run)
+            found = _sample_games(path, header, summary, run, scored)
             if found is None:
                 run.failed_samples += 1
                 continue
@@ -414,8 +468,22 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
                     pair = (old.path, run.path)
                     result.replaced_by[pair] = result.replaced_by.get(pair, 0) + 1
                 kept[key] = (game, run)
+        if on_sample is not None and scored is not None and not on_sample.scored(path, scored):
+            _hand_over(path, run, on_sample)
     result.games = [kept[key][0] for key in sorted(kept, key=_sortable)]
     return result
+
+
+def _hand_over(path: str, run: Run, on_sample: SampleReader) -> None:
+    """Every full sample of a log whose games were read from its summaries, to ``on_sample``;
+    members that cannot be read are named once in ``run.damaged``."""
+    damaged: list[str] = []
+    try:
+        for sample in sample_records(path, damaged):
+            on_sample(path, sample)
+    except DAMAGED as ex:
+        damaged.append(f"samples ({_brief(ex)})")
+    run.damaged += [name for name in damaged if name not in run.damaged]
 
 
 def _full_samples(path: str, run: Run, on_sample: SampleReader) -> list[dict[str, Any]]:
@@ -442,17 +510,26 @@ SKIPPED_SAMPLE: list[GameRecord] = []
 
 
 def _sample_games(
-    path: str, header: Header, summary: dict[str, Any], run: Run
+    path: str,
+    header: Header,
+    summary: dict[str, Any],
+    run: Run,
+    scored: list[ScoredSample] | None = None,
 ) -> list[GameRecord] | None:
     """The games of one sample summary, None when it has no judge score, or
-    ``SKIPPED_SAMPLE`` when adaptive judging did not need it."""
+    ``SKIPPED_SAMPLE`` when adaptive judging did not need it; ``scored`` receives its parsed
+    score."""
     score = find_score(summary.get("scores"), *GAME_SCORERS)
     if not isinstance(score, dict) or not score.get("metadata"):
+        if scored is not None:
+            scored.append(
+                ScoredSample(str(summary.get("id")), summary.get("epoch") or 1, None, None)
+            )
         return None
     metadata = score["metadata"]
     if any(
         isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
-        for k in ("games", "style")
+        for k in ("games", "style", "audit", "usage")
     ):
         try:
             full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
@@ -466,6 +543,10 @@ def _sample_games(
     )
     where = f"{path}: sample {summary['id']} (epoch {summary['epoch']}): score metadata"
     game_score = GameScore.parse(metadata, where)
+    if scored is not None:
+        value = score.get("value")
+        points = float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+        scored.append(ScoredSample(str(summary["id"]), summary["epoch"], game_score, points))
     if game_score.skipped is not None:
         return SKIPPED_SAMPLE
     games = _games(summary["id"], summary["epoch"], header, game_score, path, protocol)

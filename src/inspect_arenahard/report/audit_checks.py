@@ -14,11 +14,18 @@ check (so no 20-prompt subset of a real model can be flagged):
     prompt* has character 5-gram cosine similarity >= 0.8 with it (sublinear term counts, so a
     long run of separators does not make two answers alike). Real models: 99th percentile of
     nearest-neighbour similarity 0.47–0.63, at most 2 answers >= 0.8 (near-duplicate prompts).
-    Flag at a 20% share; a constant answer scores 100%.
+    From audit records (logs whose judge scorer wrote them) the cosine is estimated from each
+    answer's 512-bit sketch (``inspect_arenahard.judging.answer_audit``): standard error 0.03
+    near 0.8, and the nearest neighbour comes out 0.07 higher on average (the largest of noisy
+    estimates); on the same answers the estimated 99th percentile is 0.49–0.68 and at most 2
+    answers reach 0.8. Flag at a 20% share; a constant answer scores 100%.
 ``ignores-prompt``
     An answer counts as off-prompt when more than 10% of the other prompts are closer to it
-    than its own prompt (word TF-IDF cosine). Real models: own prompt closest for 94–97% of
-    answers, at most 0.8% off-prompt. Flag at 10% (12× margin).
+    than its own prompt (word TF-IDF cosine). From answer files and older logs the other prompts
+    are the model's, the TF-IDF fitted on them and its answers: own prompt closest for 94–97% of
+    answers, at most 4 of 500 off-prompt (0.8%), 20 of 750 on v2.0. From audit records they are
+    the benchmark's whole prompt set, the TF-IDF fitted on its prompts: own prompt closest for
+    93–97%, at most 5 of 500 off-prompt (1%), 21 of 750 (2.8%) on v2.0. Flag at 10%.
 ``injection``
     An answer shows an attempt when it carries text only a judge or a chat template writes that
     its prompt does not itself contain (the same span, case and spacing aside), in any reading
@@ -47,17 +54,24 @@ share); the figures, and how many answers triggered each check, are still report
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
-from inspect_arenahard.judging.canonical import Canonical
-from inspect_arenahard.judging.integrity import judge_only, readings
+from inspect_arenahard.judging.answer_audit import (
+    char_ngram_vectors,
+    is_cut,
+    sketch_similarity,
+)
+from inspect_arenahard.judging.injection import (  # noqa: F401  (the audit's public names)
+    INJECTION_KINDS,
+    injection_findings,
+    injection_kinds,
+)
+from inspect_arenahard.stats.game_record import AnswerAudit
 
 
 @dataclass(frozen=True)
@@ -122,208 +136,9 @@ class ModelAudit:
         }
 
 
-# run on canonical text; no pattern has nested or overlapping unbounded quantifiers
-_ROLE_WORDS = (
-    r"(?:im_start|im_end|system|user|assistant|tool|ipython|endoftext|eot_id|eom_id|start_header_id"
-    r"|end_header_id|start_of_turn|end_of_turn|tool_call|tool_response|function_call|python_tag"
-    r"|tool_calls|tool_results)[ \t]{0,4}\|?>"
-    r"|(?:instruction|system|response|user|assistant)[ \t]*:"
-)
-_ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
-_ROLE_INITIALS = "".join(sorted(set(re.findall(r"(?:^|\(\?:|(?<!\\)\|)([a-z])", _ROLE_WORDS))))
-_ROLE_WORD_LOWER = re.compile(f"(?=[{_ROLE_INITIALS}])(?:{_ROLE_WORDS})")
-_OPEN_BEFORE_WORD = re.compile(
-    rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|^#{{2,3}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
-    re.MULTILINE,
-)
-"""An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text)."""
-"""Chat role markers and tool-call tags of the common chat templates (ChatML, Llama 3, Gemma,
-Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
-``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
-case-sensitive scan is several times faster); the opening before the word (``<|``, ``<``,
-``</``, ``##``) is checked by ``_role_markers``."""
-_ROLE_OPEN = re.compile(r"</?\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
-_OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|^#{2,3}[ \t]{0,4}\n", re.MULTILINE)
-"""An opening that ends at a line break (``_ROLE_OPEN`` also accepts a word after it on the
-next line)."""
-_ROLE_TAGS = (
-    ("INST]", ("[/", "[")),
-    ("SYS>>", ("<</", "<<")),
-    ("TOOL_CALLS]", ("[",)),
-    ("TOOL_RESULTS]", ("[", "[/")),
-    ("AVAILABLE_TOOLS]", ("[",)),
-)
-"""Mistral's ``[INST]``/``[/INST]``, ``[TOOL_CALLS]``… and Llama 2's ``<<SYS>>``: found by their
-tail with ``str.find`` (a run of brackets costs nothing)."""
-_TURN = re.compile(
-    r"^(?:Human|Assistant|System)[ \t]*+:|^#{1,6}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
-    re.MULTILINE,
-)
-"""A fake turn at a line's start (``Human:``, ``Assistant:``, ``System:``) or a verdict heading
-(``## Verdict``)."""
-_SIDE = r"(?:assistant|answer|response|model|output)[ \t]*+[AB](?:'s|\u2019s)?(?:[ \t]++(?:answer|response|output))?"
-_TO_JUDGE = re.compile(
-    r"\b(?:judge|evaluator|grader|rater|assessor|reviewer)s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)"
-    r"|\b(?:ignore|disregard|forget)\s++(?:all\s++|any\s++)?(?:of\s++)?(?:the\s++|your\s++)?(?:previous|prior|above|earlier|other)\b"
-    rf"|\b{_SIDE}[ \t]++(?:is|was)[ \t]++(?:(?:far|much|significantly|slightly|clearly|definitely|vastly|considerably|substantially|way)[ \t]++)?(?:better|superior|stronger|preferred|preferable|the[ \t]++(?:better|winner|best|stronger))"
-    r"|\b(?:final|my)[ \t]++verdict\b",
-    re.IGNORECASE,
-)
-"""Words addressed to a judge, verdict words in their variants (``Assistant B's answer is far
-superior``; emphasis inside is removed by the rendered reading)."""
-_TO_JUDGE_LOWER = re.compile(_TO_JUDGE.pattern.replace("[AB]", "[ab]"))
-"""``_TO_JUDGE`` for lowercased text (a case-sensitive scan is twice as fast); it matches where
-``_TO_JUDGE`` does unless the text holds a character that matches a Latin letter only when case
-is ignored (``_CASE_EXTRAS``) or lowercases to two."""
-_CASE_EXTRAS = re.compile("[\u0130\u0131\u017f]")
-"""The characters besides the Kelvin sign (which lowercases to ``k``) that match an ASCII letter
-when case is ignored: ``İ`` and ``ı`` (``i``), ``ſ`` (``s``)."""
-_FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
-_LINE_END = re.compile(r"[ \t*_.!)\]]*+(?:\n|\Z)")
-"""A battle label counts when it ends its line, as a verdict does (``the winner is [B]``);
-options such as ``[A] red and [B] blue`` are honest text."""
-
-
-INJECTION_KINDS: tuple[str, ...] = (
-    "verdict_label",
-    "delimiter",
-    "battle_label",
-    "scaleeval_heading",
-    "scaleeval_verdict",
-    "role_marker",
-    "judge_instruction",
-)
-"""What the ``injection`` check counts (the evidence's kinds)."""
-
-
-def _judge_only(canon: Canonical) -> Iterator[tuple[str, int, int]]:
-    """(kind, start, end) of every span of ``canon`` that a judge or a chat template writes."""
-    text = canon.text
-    for kind, f in judge_only(canon):
-        if kind == "battle_label" and not _LINE_END.match(text, f.end):
-            continue
-        yield kind, f.start, f.end
-    lowered = text.lower()
-    folded = len(lowered) == len(text)  # lowercasing kept every offset
-    for start, end in _role_markers(text, lowered if folded else None):
-        yield "role_marker", start, end
-    lower_scan = folded and _CASE_EXTRAS.search(text) is None
-    for m in _TO_JUDGE_LOWER.finditer(lowered) if lower_scan else _TO_JUDGE.finditer(text):
-        yield "judge_instruction", m.start(), m.end()
-
-
-def _key(text: str) -> str:
-    """A span compared with the prompt's: case and whitespace ignored."""
-    return "".join(text.split()).lower()
-
-
-def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
-    """Judge-directed text in ``answer`` that its ``prompt`` does not itself contain (the same
-    span, case and spacing aside, in any reading): each kind found, with the spellings it was
-    written in (``inspect_arenahard.judging.canonical.SPELLINGS``)."""
-    asked = _asked(prompt)
-    found: dict[str, set[str]] = {}
-    seen = (
-        np.zeros(0, np.int64),
-        np.zeros(0, np.int64),
-    )  # original spans found in an earlier reading
-    for canon in readings(answer):
-        hits = list(_judge_only(canon))
-        if not hits:
-            continue
-        kinds, starts, ends = zip(*hits)
-        first, last = np.array(starts, np.int64), np.array(ends, np.int64)
-        lo, hi = canon.spans(first, last)
-        fresh = ~_overlaps(seen, lo, hi)
-        if asked:
-            text = canon.text
-            fresh &= np.array([_key(text[a:b]) not in asked for a, b in zip(starts, ends)])
-        spans: dict[str, list[tuple[int, int]]] = {}
-        for k in np.flatnonzero(fresh).tolist():
-            spans.setdefault(kinds[k], []).append((starts[k], ends[k]))
-        for kind, where in spans.items():
-            found.setdefault(kind, set()).update(canon.spellings(where))
-        seen = _sorted_spans(np.concatenate([seen[0], lo]), np.concatenate([seen[1], hi]))
-    return found
-
-
-@lru_cache(maxsize=64)
-def _asked(prompt: str) -> frozenset[str]:
-    """The judge-directed spans a prompt itself contains (an answer may repeat them): a prompt
-    is read once however many answers it has."""
-    return frozenset(
-        _key(canon.text[start:end])
-        for canon in readings(prompt)
-        for _, start, end in _judge_only(canon)
-    )
-
-
-def _overlaps(spans: tuple[np.ndarray, np.ndarray], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Whether each ``[lo, hi)`` meets a neighbour among the sorted ``spans`` (found in an
-    earlier reading): the span just before it in (start, end) order, or the one just after."""
-    starts, ends = spans
-    if not len(starts):
-        return np.zeros(len(lo), bool)
-    scale = int(max(ends.max(), hi.max())) + 1  # (start, end) order as one integer
-    k = np.searchsorted(starts * scale + ends, lo * scale + hi, "right")
-    before = (k > 0) & (ends[np.maximum(k - 1, 0)] > lo)
-    after = (k < len(starts)) & (starts[np.minimum(k, len(starts) - 1)] < hi)
-    return before | after
-
-
-def _sorted_spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The spans in (start, end) order."""
-    order = np.lexsort((hi, lo))
-    return lo[order], hi[order]
-
-
-def _role_markers(text: str, lowered: str | None) -> Iterator[tuple[int, int]]:
-    """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``, ``<tool_call>``)
-    and of fake turns at a line start (``Human:``, ``Assistant:``, ``## Verdict``);
-    ``lowered``: ``text.lower()`` where that keeps every offset, else None."""
-    words: Iterable[re.Match[str] | None]
-    if "<" not in text and "#" not in text:
-        words = ()  # a role word needs its opening
-    elif lowered is None:
-        words = _ROLE_WORD.finditer(text)
-    elif 64 * (text.count("<") + text.count("#")) < len(text) and (
-        _OPEN_BEFORE_BREAK.search(text) is None
-    ):
-        # few openings, each ending where its word starts: try the word only there (role words
-        # never overlap, so this finds what a scan of the whole text finds)
-        match = _ROLE_WORD_LOWER.match
-        words = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
-    else:
-        words = _ROLE_WORD_LOWER.finditer(lowered)
-    for m in words:
-        if m is None:
-            continue
-        opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
-        if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
-            yield opening.start(), m.end()
-    for tail, openings in _ROLE_TAGS:
-        at = text.find(tail)
-        while at >= 0:
-            tag = next((o for o in openings if text.startswith(o, at - len(o))), None)
-            if tag is not None:
-                yield at - len(tag), at + len(tail)
-            at = text.find(tail, at + 1)
-    for m in _TURN.finditer(text):
-        yield m.start(), m.end()
-
-
-def injection_kinds(prompt: str, answer: str) -> set[str]:
-    """Kinds of judge-directed text in ``answer`` that its ``prompt`` does not itself contain."""
-    return set(injection_findings(prompt, answer))
-
-
 def char_similarity(answers: Sequence[str]) -> np.ndarray:
     """Cosine similarity of every pair of answers over hashed character 5-grams (log(1 + count))."""
-    vectors = HashingVectorizer(
-        analyzer="char_wb", ngram_range=(5, 5), n_features=2**22, alternate_sign=False, norm=None
-    ).transform(answers)
-    vectors.data = np.log1p(vectors.data)  # sublinear counts: a run of dashes is one feature
-    vectors = normalize(vectors)
+    vectors = normalize(char_ngram_vectors(answers))
     return (vectors @ vectors.T).toarray()
 
 
@@ -358,37 +173,94 @@ def own_prompt_rank(prompts: Sequence[str], answers: Sequence[str]) -> np.ndarra
     return (sim > own[:, None]).sum(axis=1) / (n - 1)
 
 
+@dataclass(frozen=True)
+class RecordedAnswer:
+    """One answer as its judge score recorded it for the audit (no text needed)."""
+
+    audit: AnswerAudit
+    points: float | None = None
+    """The model's score against the baseline on this prompt (None when not judged)."""
+
+
 def audit_model(
     model: str, samples: Sequence[AuditedAnswer], thresholds: Thresholds = Thresholds()
 ) -> ModelAudit:
-    """Figures and flags for one model's answers (see the module docstring)."""
+    """Figures and flags for one model's answers (see the module docstring), from their texts:
+    exact similarities over the model's own answers and prompts."""
     t = thresholds
     n = len(samples)
     answers = [s.answer for s in samples]
     prompts = [s.prompt for s in samples]
     sim = char_similarity(answers) if n else np.zeros((0, 0))
+    ranks = own_prompt_rank(prompts, answers) if n else np.zeros(0)
+    findings = [injection_findings(s.prompt, s.answer) for s in samples]
+    return _model_audit(
+        model,
+        sim,
+        ranks,
+        findings,
+        empty=[not a.strip() for a in answers],
+        cut=[is_cut(s.answer, bool(s.truncated)) for s in samples],
+        lengths=[
+            (len(s.answer), None if s.baseline is None else len(s.baseline), s.points)
+            for s in samples
+        ],
+        thresholds=t,
+    )
+
+
+def audit_records(
+    model: str, answers: Sequence[RecordedAnswer], thresholds: Thresholds = Thresholds()
+) -> ModelAudit:
+    """``audit_model`` from the answers' audit records (``AnswerAudit``): the similarity of two
+    answers estimated from their sketches, each answer's off-prompt rank among the benchmark's
+    prompts as its judge score recorded it; the same thresholds."""
+    records = [a.audit for a in answers]
+    sim = sketch_similarity([r.sketch for r in records])
+    ranks = np.array([r.off_prompt_rank or 0.0 for r in records])
+    return _model_audit(
+        model,
+        sim,
+        ranks,
+        [{kind: set(sp) for kind, sp in r.injection.items()} for r in records],
+        empty=[r.empty for r in records],
+        cut=[r.cut for r in records],
+        lengths=[(r.answer_chars, r.baseline_chars, a.points) for r, a in zip(records, answers)],
+        thresholds=thresholds,
+    )
+
+
+def _model_audit(
+    model: str,
+    sim: np.ndarray,
+    ranks: np.ndarray,
+    findings: Sequence[dict[str, set[str]]],
+    empty: Sequence[bool],
+    cut: Sequence[bool],
+    lengths: Sequence[tuple[int, int | None, float | None]],
+    thresholds: Thresholds,
+) -> ModelAudit:
+    """Figures and flags from per-answer measures (``sim``: pairwise similarities; ``ranks``:
+    off-prompt ranks; ``lengths``: (answer length, baseline length, points) per answer)."""
+    t = thresholds
+    n = len(findings)
     constants = int(np.sum(nearest_similarity(sim) >= t.constant_similarity)) if n else 0
-    off_prompts = int(np.sum(own_prompt_rank(prompts, answers) > t.off_prompt_rank)) if n else 0
+    off_prompts = int(np.sum(ranks > t.off_prompt_rank)) if n else 0
     evidence: dict[str, int] = {}
     attempts = 0
-    for s in samples:
-        found = injection_findings(s.prompt, s.answer)
+    for found in findings:
         attempts += bool(found)
         for key in {*found, *(f"spelling:{sp}" for sps in found.values() for sp in sps)}:
             evidence[key] = evidence.get(key, 0) + 1
-    empty = sum(not a.strip() for a in answers)
-    truncated = sum(
-        bool(s.truncated) or len(_FENCE.findall(s.answer)) % 2 == 1
-        for s in samples
-        if s.answer.strip()
-    )
-    ratio, long_wins = _verbosity(samples)
+    empties = sum(empty)
+    truncated = sum(cut)
+    ratio, long_wins = _verbosity(lengths)
     share = (lambda k: k / n) if n else (lambda k: float("nan"))
     triggered = {
         "null-model": constants,
         "ignores-prompt": off_prompts,
         "injection": attempts,
-        "empty-or-truncated": empty + truncated,
+        "empty-or-truncated": empties + truncated,
     }
     limits = {
         "null-model": t.constant_share,
@@ -418,7 +290,7 @@ def audit_model(
         off_prompt_share=share(off_prompts),
         injection_share=share(attempts),
         injection_samples=attempts,
-        empty_share=share(empty),
+        empty_share=share(empties),
         truncated_share=share(truncated),
         length_ratio=ratio,
         long_win_share=long_wins,
@@ -427,17 +299,20 @@ def audit_model(
     )
 
 
-def _verbosity(samples: Sequence[AuditedAnswer]) -> tuple[float | None, float | None]:
+def _verbosity(
+    lengths: Sequence[tuple[int, int | None, float | None]],
+) -> tuple[float | None, float | None]:
     """(median answer length / median baseline length on the same prompts, share of the model's
-    win points earned on answers longer than the baseline's); None where unknown."""
-    paired = [s for s in samples if s.baseline is not None]
+    win points earned on answers longer than the baseline's); None where unknown. ``lengths``:
+    (answer length, baseline length or None, points or None) per answer."""
+    paired = [(a, b, p) for a, b, p in lengths if b is not None]
     if not paired:
         return None, None
-    base = float(np.median([len(s.baseline or "") for s in paired]))
-    ratio = float(np.median([len(s.answer) for s in paired])) / base if base else None
-    judged = [s for s in paired if s.points is not None]
-    wins = sum(s.points or 0.0 for s in judged)
+    base = float(np.median([b for _, b, _ in paired]))
+    ratio = float(np.median([a for a, _, _ in paired])) / base if base else None
+    judged = [(a, b, p) for a, b, p in paired if p is not None]
+    wins = sum(p or 0.0 for _, _, p in judged)
     if not judged or wins == 0:
         return ratio, None
-    longer = sum(s.points or 0.0 for s in judged if len(s.answer) > len(s.baseline or ""))
+    longer = sum(p or 0.0 for a, b, p in judged if a > (b or 0))
     return ratio, longer / wins

@@ -2,8 +2,11 @@
 probe results per judge from ``arenahard_probes`` logs. The checks themselves are pure functions
 in ``inspect_arenahard.report.audit_checks``.
 
-Sample records are read straight from ``.eval`` archives as JSON (as ``inspect_arenahard.logs.reader``
-reads summaries), with Inspect's reader as the fallback for ``.json`` logs.
+A log whose judge scorer wrote an audit record on every sample
+(``inspect_arenahard.stats.game_record.AnswerAudit``) is audited from its sample summaries; older
+logs and other tasks' are read in full, sample records straight from ``.eval`` archives as JSON
+(as ``inspect_arenahard.logs.reader`` reads summaries), with Inspect's reader as the fallback for
+``.json`` logs.
 """
 
 from __future__ import annotations
@@ -18,8 +21,23 @@ from inspect_ai.log import read_eval_log
 
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
-from inspect_arenahard.logs.reader import GAME_SCORERS, LogGames, find_score, log_files, read_games
-from inspect_arenahard.report.audit_checks import AuditedAnswer, ModelAudit, Thresholds, audit_model
+from inspect_arenahard.judging.answer_audit import PromptIndex, answer_audit
+from inspect_arenahard.logs.reader import (
+    GAME_SCORERS,
+    LogGames,
+    ScoredSample,
+    find_score,
+    log_files,
+    read_games,
+)
+from inspect_arenahard.report.audit_checks import (
+    AuditedAnswer,
+    ModelAudit,
+    RecordedAnswer,
+    Thresholds,
+    audit_model,
+    audit_records,
+)
 
 PROBE_TASK = "arenahard_probes"
 
@@ -88,27 +106,52 @@ def _sample(raw: dict[str, Any]) -> tuple[str | None, AuditedAnswer]:
     )
 
 
+Answer = AuditedAnswer | RecordedAnswer
+"""An answer as the audit reads it: its texts (a full sample), or its judge score's record."""
+
+
 @dataclass
 class AnswerReader:
-    """Audit samples per log, taken from the samples a pass over the logs hands over
-    (``inspect_arenahard.logs.reader.SampleReader``), so the audit needs no read of its own."""
+    """Audit samples per log, taken from the read of the logs that gives the games
+    (``inspect_arenahard.logs.reader.SampleReader``), so the audit needs no read of its own:
+    the answers' audit records from the sample summaries where every sample carries one, else
+    each full sample."""
 
-    by_log: dict[str, list[tuple[str | None, str, int, AuditedAnswer]]] = field(
-        default_factory=dict
-    )
+    by_log: dict[str, list[tuple[str | None, str, int, Answer]]] = field(default_factory=dict)
     """log path → (model named by the judge score, prompt id, epoch, audit sample) per sample."""
 
-    def __call__(self, path: str, raw: dict[str, Any]) -> None:
-        """Keep one sample's answer for the audit."""
-        model, sample = _sample(raw)
-        answers = self.by_log.setdefault(path, [])
-        answers.append((model, str(raw.get("id")), int(raw.get("epoch") or 1), sample))
+    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
+        """Keep the audit records of a log's samples; False (nothing kept) unless every sample
+        has a judge score carrying a complete record."""
+        answers: list[tuple[str | None, str, int, Answer]] = []
+        for sample in samples:
+            score = sample.score
+            if score is None:
+                return False
+            if score.skipped is not None:  # adaptive judging asked for no answer
+                continue
+            if score.audit is None or score.audit.off_prompt_rank is None:
+                return False
+            answers.append(
+                (score.model, sample.id, sample.epoch, RecordedAnswer(score.audit, sample.value))
+            )
+        self.by_log[path] = answers
+        return True
 
-    def by_model(self, result: LogGames) -> tuple[dict[str, list[AuditedAnswer]], list[str]]:
+    def __call__(self, path: str, sample: dict[str, Any]) -> None:
+        """Keep one full sample's answer for the audit (not one adaptive judging skipped)."""
+        score = find_score(sample.get("scores"), *GAME_SCORERS) or {}
+        if (score.get("metadata") or {}).get("skipped"):
+            return
+        model, answer = _sample(sample)
+        answers = self.by_log.setdefault(path, [])
+        answers.append((model, str(sample.get("id")), int(sample.get("epoch") or 1), answer))
+
+    def by_model(self, result: LogGames) -> tuple[dict[str, list[Answer]], list[str]]:
         """Audit samples per model and notes. Like the leaderboard, each answer counts once: a
         sample (model, prompt id, epoch) answered in several runs is taken from the latest;
         replaced answers, damaged members and skipped files are named in the notes."""
-        latest: dict[tuple[str, str, int], AuditedAnswer] = {}
+        latest: dict[tuple[str, str, int], Answer] = {}
         replaced: dict[str, int] = {}
         notes: list[str] = []
         for run in result.runs:  # oldest first
@@ -122,7 +165,7 @@ class AnswerReader:
                     f"partly read {run.path}: {len(run.damaged)} damaged members skipped "
                     f"({', '.join(run.damaged)})"
                 )
-        by_model: dict[str, list[AuditedAnswer]] = {}
+        by_model: dict[str, list[Answer]] = {}
         for (model, _, _), sample in sorted(latest.items(), key=lambda item: item[0]):
             by_model.setdefault(model, []).append(sample)
         notes += [
@@ -132,9 +175,33 @@ class AnswerReader:
         return by_model, notes
 
 
+def audit_answers_of(
+    model: str, answers: Sequence[Answer], thresholds: Thresholds = Thresholds()
+) -> ModelAudit:
+    """One model's audit: from the texts when every answer was read in full (exact measures),
+    from the audit records when every answer came with one; a model with both (older and newer
+    logs) gets records built for its full samples, against the prompts of those samples."""
+    texts = [a for a in answers if isinstance(a, AuditedAnswer)]
+    if len(texts) == len(answers):
+        return audit_model(model, texts, thresholds)
+    if texts:
+        prompts = PromptIndex([a.prompt for a in texts])
+        built = {
+            id(a): RecordedAnswer(
+                answer_audit(
+                    a.prompt, a.answer, a.baseline, "max_tokens" if a.truncated else None, prompts
+                ),
+                a.points,
+            )
+            for a in texts
+        }
+        answers = [built.get(id(a)) or a for a in answers]
+    return audit_records(model, [a for a in answers if isinstance(a, RecordedAnswer)], thresholds)
+
+
 def read_model_samples(
     paths: Sequence[str | Path],
-) -> tuple[dict[str, list[AuditedAnswer]], list[str]]:
+) -> tuple[dict[str, list[Answer]], list[str]]:
     """Audit samples per model from every judge log under ``paths``, and notes
     (``AnswerReader.by_model``)."""
     answers = AnswerReader()
@@ -183,13 +250,13 @@ def audit_logs(
 
 
 def audit_samples(
-    by_model: dict[str, list[AuditedAnswer]],
+    by_model: dict[str, list[Answer]],
     notes: list[str],
     thresholds: Thresholds = Thresholds(),
 ) -> AuditReport:
     """Every model's audit from its samples (no probes)."""
     models = [
-        audit_model(model, samples, thresholds) for model, samples in sorted(by_model.items())
+        audit_answers_of(model, samples, thresholds) for model, samples in sorted(by_model.items())
     ]
     return AuditReport(models=models, notes=notes)
 

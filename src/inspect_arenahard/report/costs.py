@@ -8,6 +8,11 @@ recorded cost is priced from a table of list prices (``PRICES``, overridable wit
 format of Inspect's ``--model-cost-config``); a call that neither covers is counted as unpriced,
 never as free. Calls made for canary games (``inspect_arenahard.evaluate.canaries``) are
 counted under their role with `` (canaries)`` appended: a fixed cost per run, never cached.
+
+The events are counted once, into ``inspect_arenahard.stats.sample_usage.SampleUsage``: by the
+judge scorer at the end of each sample (written into its score, so a report reads the sample
+summaries of logs whose header says so) or, for logs written before, from each sample's events.
+Prices are applied here, from the recorded costs and the table.
 """
 
 from __future__ import annotations
@@ -22,12 +27,11 @@ from typing import TYPE_CHECKING, Any
 from orjson import loads  # as the log reader: ~3× faster than json
 
 from inspect_arenahard.evaluate.canaries import is_canary
+from inspect_arenahard.stats.sample_usage import CallCounts, SampleUsage, sample_usage
 
 if TYPE_CHECKING:
-    from inspect_arenahard.logs.reader import LogGames
+    from inspect_arenahard.logs.reader import LogGames, ScoredSample
 
-MODEL_ROLE = "model"
-"""Role name given to the calls of the model under test (Inspect records no role for them)."""
 CANARY_ROLE_SUFFIX = " (canaries)"
 """Appended to the role of calls made for canary games (``judge (canaries)``)."""
 
@@ -334,55 +338,59 @@ def format_costs(report: CostReport) -> str:
 
 # ---------------------------------------------------------------- reading
 
+Tally = dict[str, dict[str, CallCounts]]
+"""Role → serving model → call counts, before pricing."""
+
+
+def _add_usage(tally: Tally, usage: SampleUsage, canary: bool = False) -> None:
+    """Add one sample's usage (a canary's under its role with ``CANARY_ROLE_SUFFIX``: a judge's
+    fixed cost per run, shown on its own line)."""
+    for role, models in usage.roles.items():
+        key = role + (CANARY_ROLE_SUFFIX if canary else "")
+        for served, counts in models.items():
+            total = tally.setdefault(key, {}).setdefault(served, CallCounts())
+            total += counts  # in place: a fresh total per role and model, never the sample's
+
+
+def priced(counts: CallCounts, model: str, prices: Mapping[str, tuple[float, float]]) -> Usage:
+    """The usage of ``model``'s calls: recorded costs, plus the other calls priced from
+    ``prices`` (or counted as unpriced when the table has no price for ``model``)."""
+    price = price_for(model, prices)
+    cost = counts.recorded_cost
+    unpriced = counts.calls - counts.recorded_cost_calls
+    if price is not None:
+        cost += (
+            counts.unrecorded_input_tokens * price[0] + counts.unrecorded_output_tokens * price[1]
+        ) / 1e6
+        unpriced = 0
+    return Usage(
+        calls=counts.calls,
+        input_tokens=counts.input_tokens,
+        output_tokens=counts.output_tokens,
+        cost=cost,
+        recorded_cost_calls=counts.recorded_cost_calls,
+        unpriced_calls=unpriced,
+        cached_calls=counts.cached_calls,
+        cached_input_tokens=counts.cached_input_tokens,
+        cached_output_tokens=counts.cached_output_tokens,
+    )
+
+
+def _priced_roles(
+    tally: Tally, prices: Mapping[str, tuple[float, float]]
+) -> dict[str, dict[str, Usage]]:
+    return {
+        role: {served: priced(counts, served, prices) for served, counts in models.items()}
+        for role, models in tally.items()
+    }
+
 
 def run_cost(path: str, model: str, prices: Mapping[str, tuple[float, float]] = PRICES) -> RunCost:
     """Usage per role and serving model over every model event of one log."""
-    run = RunCost(path=path, model=model)
+    tally: Tally = {}
     for event, canary in sample_model_events(path):
-        _add_event(run.roles, event, prices, canary)
-    return run
-
-
-def _add_event(
-    roles: dict[str, dict[str, Usage]],
-    event: Mapping[str, Any],
-    prices: Mapping[str, tuple[float, float]],
-    canary: bool = False,
-) -> None:
-    """Count one ``model`` event under its role and serving model (a canary's under the role
-    with ``CANARY_ROLE_SUFFIX``: a judge's fixed cost per run, shown on its own line)."""
-    role = (event.get("role") or MODEL_ROLE) + (CANARY_ROLE_SUFFIX if canary else "")
-    served = str(event.get("model"))
-    _add_call(roles.setdefault(role, {}).setdefault(served, Usage()), served, event, prices)
-
-
-def _add_call(
-    usage: Usage, model: str, event: Mapping[str, Any], prices: Mapping[str, tuple[float, float]]
-) -> None:
-    tokens = (event.get("output") or {}).get("usage") or {}
-    input_tokens = (
-        int(tokens.get("input_tokens") or 0)
-        + int(tokens.get("input_tokens_cache_read") or 0)
-        + int(tokens.get("input_tokens_cache_write") or 0)
-    )
-    output_tokens = int(tokens.get("output_tokens") or 0)
-    if event.get("cache") == "read":
-        usage.cached_calls += 1
-        usage.cached_input_tokens += input_tokens
-        usage.cached_output_tokens += output_tokens
-        return
-    usage.calls += 1
-    usage.input_tokens += input_tokens
-    usage.output_tokens += output_tokens
-    if tokens.get("total_cost") is not None:
-        usage.cost += float(tokens["total_cost"])
-        usage.recorded_cost_calls += 1
-        return
-    price = price_for(model, prices)
-    if price is None:
-        usage.unpriced_calls += 1
-    else:
-        usage.cost += (input_tokens * price[0] + output_tokens * price[1]) / 1e6
+        _add_usage(tally, sample_usage([event]), canary)
+    return RunCost(path=path, model=model, roles=_priced_roles(tally, prices))
 
 
 def model_events(path: str) -> Iterable[dict[str, Any]]:
@@ -428,19 +436,33 @@ def sample_model_events(path: str) -> Iterable[tuple[dict[str, Any], bool]]:
 
 @dataclass
 class UsageReader:
-    """Usage per log, counted from the samples a pass over the logs hands over
-    (``inspect_arenahard.logs.reader.SampleReader``), so costs need no read of their own."""
+    """Usage per log, taken from the read of the logs that gives the games
+    (``inspect_arenahard.logs.reader.SampleReader``), so costs need no read of their own: from
+    the usage each judge score recorded where every sample has one, else from the model events
+    of each full sample."""
 
     prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: PRICES)
-    roles_by_log: dict[str, dict[str, dict[str, Usage]]] = field(default_factory=dict)
+    tally_by_log: dict[str, Tally] = field(default_factory=dict)
+
+    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
+        """Count the usage recorded in a log's scores; False (nothing counted) unless every
+        sample has a judge score that recorded it (a skipped sample made no call)."""
+        if any(
+            s.score is None or (s.score.usage is None and s.score.skipped is None) for s in samples
+        ):
+            return False
+        tally = self.tally_by_log.setdefault(path, {})
+        for sample in samples:
+            if sample.score is not None and sample.score.usage is not None:
+                _add_usage(tally, sample.score.usage, sample.score.canary)
+        return True
 
     def __call__(self, path: str, sample: dict[str, Any]) -> None:
         """Count one sample's model calls."""
-        roles = self.roles_by_log.setdefault(path, {})
-        canary = is_canary(sample.get("metadata"))
-        for event in sample.get("events") or []:
-            if event.get("event") == "model":
-                _add_event(roles, event, self.prices, canary)
+        tally = self.tally_by_log.setdefault(path, {})
+        _add_usage(
+            tally, sample_usage(sample.get("events") or []), is_canary(sample.get("metadata"))
+        )
 
     def report(self, result: LogGames) -> CostReport:
         """Usage of the runs ``result`` ranks (those with a game no newer run re-judged), and of
@@ -455,7 +477,8 @@ class UsageReader:
         return report
 
     def _run_cost(self, path: str, model: str) -> RunCost:
-        return RunCost(path=path, model=model, roles=self.roles_by_log.get(path, {}))
+        roles = _priced_roles(self.tally_by_log.get(path, {}), self.prices)
+        return RunCost(path=path, model=model, roles=roles)
 
 
 def log_costs(

@@ -24,6 +24,7 @@ __all__ = [
     "rank_options",
     "ranking",
     "reference_comparison",
+    "sample_usage",
     "sandwich",
     "score_tables",
     "shares",

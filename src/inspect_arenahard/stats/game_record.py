@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence, TypedDict, cast
 
+from inspect_arenahard.stats.sample_usage import SampleUsage
 from inspect_arenahard.stats.verdict_points import (
     LABELS,
     STRONG_WEIGHT,
@@ -156,6 +157,73 @@ class ScoredGame:
         )
 
 
+ANSWER_AUDIT_VERSION = 1
+"""Version of the per-answer audit record (``AnswerAudit``)."""
+SCORE_RECORDS = "score_records"
+"""The task metadata key whose value, ``SCORE_RECORDS_VERSION``, says in a log's header that
+its judge scorer wrote an ``AnswerAudit`` and a ``SampleUsage`` into every sample's score (the
+log reader then needs no full sample for the audit and the cost)."""
+SCORE_RECORDS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class AnswerAudit:
+    """What the audit needs of one answer, computed where the texts are at hand (the judge
+    scorer, the importer) so that the leaderboard's audit flags come from the sample summaries
+    (``inspect_arenahard.judging.answer_audit.answer_audit`` builds it)."""
+
+    injection: Mapping[str, tuple[str, ...]]
+    """Each kind of judge-directed text the answer carries and its prompt does not, with the
+    spellings it was written in (``inspect_arenahard.judging.injection.injection_findings``)."""
+    empty: bool
+    cut: bool
+    """Not empty, and stopped at the token limit or ending inside a code block."""
+    answer_chars: int
+    baseline_chars: int | None
+    """None when the sample had no baseline answer."""
+    sketch: str | None
+    """A SimHash of the answer's character 5-grams (base64), from which the cosine similarity of
+    two answers is estimated; None when the answer has no 5-gram (blank)."""
+    off_prompt_rank: float | None
+    """The share of the benchmark's other prompts closer to the answer than its own (word
+    TF-IDF cosine); None when the writer did not know the benchmark's prompts."""
+
+    def metadata(self) -> dict[str, Any]:
+        """The compact JSON entry (under 1 KB, so Inspect keeps it in the sample summary)."""
+        return {
+            "v": ANSWER_AUDIT_VERSION,
+            "injection": {kind: list(sp) for kind, sp in sorted(self.injection.items())},
+            "empty": self.empty,
+            "cut": self.cut,
+            "chars": self.answer_chars,
+            "baseline_chars": self.baseline_chars,
+            "sketch": self.sketch,
+            "off_prompt": self.off_prompt_rank,
+        }
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> AnswerAudit | None:
+        """The record of a score's ``audit`` entry; None for a record of another version (the
+        audit then reads the sample in full), or one ``ValueError`` naming ``where``."""
+        if not isinstance(raw, Mapping) or raw.get("v") != ANSWER_AUDIT_VERSION:
+            return None
+        try:
+            injection = {str(k): tuple(map(str, v)) for k, v in raw["injection"].items()}
+            rank = raw["off_prompt"]
+            base = raw["baseline_chars"]
+            return cls(
+                injection=injection,
+                empty=bool(raw["empty"]),
+                cut=bool(raw["cut"]),
+                answer_chars=int(raw["chars"]),
+                baseline_chars=None if base is None else int(base),
+                sketch=raw["sketch"],
+                off_prompt_rank=None if rank is None else float(rank),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as ex:
+            raise ValueError(f"{where}: field 'audit' is malformed ({ex!r})") from None
+
+
 def points_over(games: Iterable[ScoredGame], strong_weight: int) -> tuple[float, float]:
     """(points × weight, weight) of the model summed over the parsed games: their ratio is its
     Arena-Hard score against the baseline (a strong verdict counts ``strong_weight`` times)."""
@@ -197,6 +265,11 @@ class GameScore:
     canary: bool = False
     """A canary (shipped answers judged in every run, ``inspect_arenahard.evaluate.canaries``):
     its games are never ranked; the log reader keeps them apart for the drift check."""
+    audit: AnswerAudit | None = None
+    """What the audit needs of the answer (``AnswerAudit``); None in logs written before it."""
+    usage: SampleUsage | None = None
+    """The sample's model calls per role (``inspect_arenahard.stats.sample_usage``); None in
+    logs written before it."""
 
     def __post_init__(self) -> None:
         object.__setattr__(
@@ -226,6 +299,8 @@ class GameScore:
             "committee": self.committee,
             "battle": self.battle,
             "canary": True if self.canary else None,
+            "audit": None if self.audit is None else self.audit.metadata(),
+            "usage": None if self.usage is None else self.usage.metadata(),
         }
         out.update(
             {
@@ -268,6 +343,8 @@ class GameScore:
             committee=metadata.get("committee"),
             battle=metadata.get("battle"),
             canary=bool(metadata.get("canary")),
+            audit=AnswerAudit.parse(metadata.get("audit"), where),
+            usage=SampleUsage.parse(metadata.get("usage"), where),
         )
 
     def records(

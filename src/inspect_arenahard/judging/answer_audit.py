@@ -1,0 +1,163 @@
+"""The per-answer audit record (``inspect_arenahard.stats.game_record.AnswerAudit``), built
+where a judge scorer or the importer has the texts at hand, so that the audit's flags come from
+the sample summaries instead of every answer read again.
+
+Two of the audit's checks compare an answer with others; each gets a compact per-answer input:
+
+* ``null-model`` (answers alike across prompts) compares answers by the cosine of their
+  character 5-gram vectors. ``answer_sketch`` keeps a 512-bit SimHash of that vector (the
+  hyperplanes' ±1 coordinates drawn per hashed 5-gram by a fixed hash, so every writer draws the
+  same): two sketches differ in a share ``d`` of their bits with expectation angle/π, so
+  ``cos(π·d)`` estimates the cosine, with standard error sin θ · π · sqrt(d(1 − d)/512): 0.03
+  near 0.8, 0.07 near 0 (on real answers the errors have exactly that spread).
+* ``ignores-prompt`` asks whether the answer is closer to another prompt of the benchmark than
+  to its own: ``PromptIndex.off_prompt_rank`` gives the share of the benchmark's other prompts
+  closer to the answer (word TF-IDF fitted on the benchmark's prompts).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from typing import Any, Sequence
+
+import numpy as np
+from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+
+from inspect_arenahard.judging.injection import injection_findings
+from inspect_arenahard.stats.game_record import AnswerAudit
+
+SKETCH_BITS = 512
+_FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
+_NGRAMS = HashingVectorizer(
+    analyzer="char_wb", ngram_range=(5, 5), n_features=2**22, alternate_sign=False, norm=None
+)
+"""Hashed character 5-grams, as the audit's exact similarity counts them."""
+_GOLDEN, _MIX1, _MIX2 = (
+    np.uint64(0x9E3779B97F4A7C15),
+    np.uint64(0xBF58476D1CE4E5B9),
+    np.uint64(0x94D049BB133111EB),
+)
+
+
+def char_ngram_vectors(answers: Sequence[str]) -> Any:
+    """Hashed character 5-gram counts, sublinear (log(1 + count): a run of dashes is one
+    feature), not yet normalised: a scipy CSR matrix, one row per answer."""
+    vectors = _NGRAMS.transform(answers)
+    vectors.data = np.log1p(vectors.data)
+    return vectors
+
+
+def _hyperplane_signs(features: np.ndarray) -> np.ndarray:
+    """±1 of each hashed feature on each of ``SKETCH_BITS`` hyperplanes: splitmix64 of
+    (feature, word), so every writer draws the same hyperplanes."""
+    words = SKETCH_BITS // 64
+    keys = features.astype(np.uint64)[:, None] * np.uint64(words) + np.arange(
+        words, dtype=np.uint64
+    )
+    z = (keys + np.uint64(1)) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    bits = np.unpackbits(z.astype("<u8").view(np.uint8), axis=1)  # (features, SKETCH_BITS)
+    return bits.astype(np.float32) * 2.0 - 1.0
+
+
+def answer_sketch(answer: str) -> str | None:
+    """The answer's SimHash (base64 of ``SKETCH_BITS`` bits), or None when it has no 5-gram."""
+    row = char_ngram_vectors([answer])
+    if row.nnz == 0:
+        return None
+    projection = row.data.astype(np.float32) @ _hyperplane_signs(row.indices)
+    return base64.b64encode(np.packbits(projection > 0).tobytes()).decode("ascii")
+
+
+_COSINE_OF_DIFFERING = np.cos(np.pi * np.arange(SKETCH_BITS + 1) / SKETCH_BITS)
+"""The estimated cosine of two sketches by the number of bits in which they differ."""
+
+
+def sketch_similarity(sketches: Sequence[str | None]) -> np.ndarray:
+    """Estimated cosine similarity of every pair of sketched answers (``answer_sketch``); a blank
+    answer (no sketch) is like nothing (0), as in the exact measure."""
+    n = len(sketches)
+    blank = bytes(SKETCH_BITS // 8)
+    packed = b"".join(blank if s is None else base64.b64decode(s) for s in sketches)
+    words = np.frombuffer(packed, dtype=np.uint64).reshape(n, SKETCH_BITS // 64)
+    sim = _COSINE_OF_DIFFERING[_differing_bits(words)]
+    present = np.array([s is not None for s in sketches], dtype=bool)
+    sim[~present, :] = 0.0
+    sim[:, ~present] = 0.0
+    return sim
+
+
+def _differing_bits(words: np.ndarray) -> np.ndarray:
+    """Bits in which every pair of rows of ``words`` (uint64) differ."""
+    n = len(words)
+    if not hasattr(np, "bitwise_count"):  # numpy < 2: ±1 vectors and a product
+        signs = np.unpackbits(words.view(np.uint8), axis=1).astype(np.float32) * 2.0 - 1.0
+        return np.rint((SKETCH_BITS - signs @ signs.T) / 2).astype(np.intp)
+    differing = np.zeros((n, n), dtype=np.uint16)
+    for k in range(words.shape[1]):  # a word at a time: no (n, n, words) temporary
+        differing += np.bitwise_count(words[:, None, k] ^ words[None, :, k])
+    return differing
+
+
+class PromptIndex:
+    """A benchmark's prompts as word TF-IDF vectors, to place an answer among them."""
+
+    def __init__(self, prompts: Sequence[str]) -> None:
+        self.prompts = list(prompts)
+        self.name = f"{len(self.prompts)} prompts"
+        """What Inspect records for a scorer argument holding an index."""
+        self._row = {p: k for k, p in enumerate(self.prompts)}
+        try:
+            self._tfidf: TfidfVectorizer | None = TfidfVectorizer(sublinear_tf=True).fit(
+                self.prompts
+            )
+            self._matrix = self._tfidf.transform(self.prompts)
+        except ValueError:  # no prompt has a word
+            self._tfidf = None
+
+    def off_prompt_rank(self, prompt: str, answer: str) -> float | None:
+        """The share of the other prompts more similar to ``answer`` than ``prompt`` is (0: its
+        own prompt is closest); None with fewer than two prompts to compare."""
+        if self._tfidf is None:
+            return None
+        vector = self._tfidf.transform([answer])
+        sims = (self._matrix @ vector.T).toarray().ravel()
+        row = self._row.get(prompt)
+        if row is None:
+            own = float((self._tfidf.transform([prompt]) @ vector.T).toarray()[0, 0])
+            others = sims
+        else:
+            own = float(sims[row])
+            others = np.delete(sims, row)
+        if len(others) == 0:
+            return None
+        return float(np.sum(others > own) / len(others))
+
+
+def is_cut(answer: str, stopped_at_limit: bool) -> bool:
+    """A non-blank answer stopped at the token limit, or ending inside a code block."""
+    return bool(answer.strip()) and (stopped_at_limit or len(_FENCE.findall(answer)) % 2 == 1)
+
+
+def answer_audit(
+    prompt: str,
+    answer: str,
+    baseline: str | None,
+    stop_reason: str | None,
+    prompts: PromptIndex | None,
+) -> AnswerAudit:
+    """The audit record of one answer to ``prompt`` (``prompts``: the benchmark's prompts, for
+    the ``ignores-prompt`` check; None leaves it unknown)."""
+    found = injection_findings(prompt, answer)
+    return AnswerAudit(
+        injection={kind: tuple(sorted(sp)) for kind, sp in sorted(found.items())},
+        empty=not answer.strip(),
+        cut=is_cut(answer, stop_reason == "max_tokens"),
+        answer_chars=len(answer),
+        baseline_chars=None if baseline is None else len(baseline),
+        sketch=answer_sketch(answer),
+        off_prompt_rank=None if prompts is None else prompts.off_prompt_rank(prompt, answer),
+    )

@@ -1,0 +1,210 @@
+"""Judge-directed text in an answer: what only a judge or a chat template writes (verdict labels,
+delimiters, role markers, words addressed to a judge), found in every reading a judge may make of
+the answer (``inspect_arenahard.judging.canonical``) and not already in its prompt. The audit's
+``injection`` check (``inspect_arenahard.report.audit_checks``) and the curation filter read it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from inspect_arenahard.judging.canonical import Canonical
+from inspect_arenahard.judging.integrity import judge_only, readings
+
+# run on canonical text; no pattern has nested or overlapping unbounded quantifiers
+_ROLE_WORDS = (
+    r"(?:im_start|im_end|system|user|assistant|tool|ipython|endoftext|eot_id|eom_id|start_header_id"
+    r"|end_header_id|start_of_turn|end_of_turn|tool_call|tool_response|function_call|python_tag"
+    r"|tool_calls|tool_results)[ \t]{0,4}\|?>"
+    r"|(?:instruction|system|response|user|assistant)[ \t]*:"
+)
+_ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
+_ROLE_INITIALS = "".join(sorted(set(re.findall(r"(?:^|\(\?:|(?<!\\)\|)([a-z])", _ROLE_WORDS))))
+_ROLE_WORD_LOWER = re.compile(f"(?=[{_ROLE_INITIALS}])(?:{_ROLE_WORDS})")
+_OPEN_BEFORE_WORD = re.compile(
+    rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|^#{{2,3}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
+    re.MULTILINE,
+)
+"""An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text)."""
+"""Chat role markers and tool-call tags of the common chat templates (ChatML, Llama 3, Gemma,
+Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
+``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
+case-sensitive scan is several times faster); the opening before the word (``<|``, ``<``,
+``</``, ``##``) is checked by ``_role_markers``."""
+_ROLE_OPEN = re.compile(r"</?\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
+_OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|^#{2,3}[ \t]{0,4}\n", re.MULTILINE)
+"""An opening that ends at a line break (``_ROLE_OPEN`` also accepts a word after it on the
+next line)."""
+_ROLE_TAGS = (
+    ("INST]", ("[/", "[")),
+    ("SYS>>", ("<</", "<<")),
+    ("TOOL_CALLS]", ("[",)),
+    ("TOOL_RESULTS]", ("[", "[/")),
+    ("AVAILABLE_TOOLS]", ("[",)),
+)
+"""Mistral's ``[INST]``/``[/INST]``, ``[TOOL_CALLS]``… and Llama 2's ``<<SYS>>``: found by their
+tail with ``str.find`` (a run of brackets costs nothing)."""
+_TURN = re.compile(
+    r"^(?:Human|Assistant|System)[ \t]*+:|^#{1,6}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
+    re.MULTILINE,
+)
+"""A fake turn at a line's start (``Human:``, ``Assistant:``, ``System:``) or a verdict heading
+(``## Verdict``)."""
+_SIDE = r"(?:assistant|answer|response|model|output)[ \t]*+[AB](?:'s|\u2019s)?(?:[ \t]++(?:answer|response|output))?"
+_TO_JUDGE = re.compile(
+    r"\b(?:judge|evaluator|grader|rater|assessor|reviewer)s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)"
+    r"|\b(?:ignore|disregard|forget)\s++(?:all\s++|any\s++)?(?:of\s++)?(?:the\s++|your\s++)?(?:previous|prior|above|earlier|other)\b"
+    rf"|\b{_SIDE}[ \t]++(?:is|was)[ \t]++(?:(?:far|much|significantly|slightly|clearly|definitely|vastly|considerably|substantially|way)[ \t]++)?(?:better|superior|stronger|preferred|preferable|the[ \t]++(?:better|winner|best|stronger))"
+    r"|\b(?:final|my)[ \t]++verdict\b",
+    re.IGNORECASE,
+)
+"""Words addressed to a judge, verdict words in their variants (``Assistant B's answer is far
+superior``; emphasis inside is removed by the rendered reading)."""
+_TO_JUDGE_LOWER = re.compile(_TO_JUDGE.pattern.replace("[AB]", "[ab]"))
+"""``_TO_JUDGE`` for lowercased text (a case-sensitive scan is twice as fast); it matches where
+``_TO_JUDGE`` does unless the text holds a character that matches a Latin letter only when case
+is ignored (``_CASE_EXTRAS``) or lowercases to two."""
+_CASE_EXTRAS = re.compile("[\u0130\u0131\u017f]")
+"""The characters besides the Kelvin sign (which lowercases to ``k``) that match an ASCII letter
+when case is ignored: ``İ`` and ``ı`` (``i``), ``ſ`` (``s``)."""
+_FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
+_LINE_END = re.compile(r"[ \t*_.!)\]]*+(?:\n|\Z)")
+"""A battle label counts when it ends its line, as a verdict does (``the winner is [B]``);
+options such as ``[A] red and [B] blue`` are honest text."""
+
+
+INJECTION_KINDS: tuple[str, ...] = (
+    "verdict_label",
+    "delimiter",
+    "battle_label",
+    "scaleeval_heading",
+    "scaleeval_verdict",
+    "role_marker",
+    "judge_instruction",
+)
+"""What the ``injection`` check counts (the evidence's kinds)."""
+
+
+def _judge_only(canon: Canonical) -> Iterator[tuple[str, int, int]]:
+    """(kind, start, end) of every span of ``canon`` that a judge or a chat template writes."""
+    text = canon.text
+    for kind, f in judge_only(canon):
+        if kind == "battle_label" and not _LINE_END.match(text, f.end):
+            continue
+        yield kind, f.start, f.end
+    lowered = text.lower()
+    folded = len(lowered) == len(text)  # lowercasing kept every offset
+    for start, end in _role_markers(text, lowered if folded else None):
+        yield "role_marker", start, end
+    lower_scan = folded and _CASE_EXTRAS.search(text) is None
+    for m in _TO_JUDGE_LOWER.finditer(lowered) if lower_scan else _TO_JUDGE.finditer(text):
+        yield "judge_instruction", m.start(), m.end()
+
+
+def _key(text: str) -> str:
+    """A span compared with the prompt's: case and whitespace ignored."""
+    return "".join(text.split()).lower()
+
+
+def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
+    """Judge-directed text in ``answer`` that its ``prompt`` does not itself contain (the same
+    span, case and spacing aside, in any reading): each kind found, with the spellings it was
+    written in (``inspect_arenahard.judging.canonical.SPELLINGS``)."""
+    asked = _asked(prompt)
+    found: dict[str, set[str]] = {}
+    seen = (
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+    )  # original spans found in an earlier reading
+    for canon in readings(answer):
+        hits = list(_judge_only(canon))
+        if not hits:
+            continue
+        kinds, starts, ends = zip(*hits)
+        first, last = np.array(starts, np.int64), np.array(ends, np.int64)
+        lo, hi = canon.spans(first, last)
+        fresh = ~_overlaps(seen, lo, hi)
+        if asked:
+            text = canon.text
+            fresh &= np.array([_key(text[a:b]) not in asked for a, b in zip(starts, ends)])
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for k in np.flatnonzero(fresh).tolist():
+            spans.setdefault(kinds[k], []).append((starts[k], ends[k]))
+        for kind, where in spans.items():
+            found.setdefault(kind, set()).update(canon.spellings(where))
+        seen = _sorted_spans(np.concatenate([seen[0], lo]), np.concatenate([seen[1], hi]))
+    return found
+
+
+@lru_cache(maxsize=64)
+def _asked(prompt: str) -> frozenset[str]:
+    """The judge-directed spans a prompt itself contains (an answer may repeat them): a prompt
+    is read once however many answers it has."""
+    return frozenset(
+        _key(canon.text[start:end])
+        for canon in readings(prompt)
+        for _, start, end in _judge_only(canon)
+    )
+
+
+def _overlaps(spans: tuple[np.ndarray, np.ndarray], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether each ``[lo, hi)`` meets a neighbour among the sorted ``spans`` (found in an
+    earlier reading): the span just before it in (start, end) order, or the one just after."""
+    starts, ends = spans
+    if not len(starts):
+        return np.zeros(len(lo), bool)
+    scale = int(max(ends.max(), hi.max())) + 1  # (start, end) order as one integer
+    k = np.searchsorted(starts * scale + ends, lo * scale + hi, "right")
+    before = (k > 0) & (ends[np.maximum(k - 1, 0)] > lo)
+    after = (k < len(starts)) & (starts[np.minimum(k, len(starts) - 1)] < hi)
+    return before | after
+
+
+def _sorted_spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The spans in (start, end) order."""
+    order = np.lexsort((hi, lo))
+    return lo[order], hi[order]
+
+
+def _role_markers(text: str, lowered: str | None) -> Iterator[tuple[int, int]]:
+    """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``, ``<tool_call>``)
+    and of fake turns at a line start (``Human:``, ``Assistant:``, ``## Verdict``);
+    ``lowered``: ``text.lower()`` where that keeps every offset, else None."""
+    words: Iterable[re.Match[str] | None]
+    if "<" not in text and "#" not in text:
+        words = ()  # a role word needs its opening
+    elif lowered is None:
+        words = _ROLE_WORD.finditer(text)
+    elif 64 * (text.count("<") + text.count("#")) < len(text) and (
+        _OPEN_BEFORE_BREAK.search(text) is None
+    ):
+        # few openings, each ending where its word starts: try the word only there (role words
+        # never overlap, so this finds what a scan of the whole text finds)
+        match = _ROLE_WORD_LOWER.match
+        words = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
+    else:
+        words = _ROLE_WORD_LOWER.finditer(lowered)
+    for m in words:
+        if m is None:
+            continue
+        opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
+        if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
+            yield opening.start(), m.end()
+    for tail, openings in _ROLE_TAGS:
+        at = text.find(tail)
+        while at >= 0:
+            tag = next((o for o in openings if text.startswith(o, at - len(o))), None)
+            if tag is not None:
+                yield at - len(tag), at + len(tail)
+            at = text.find(tail, at + 1)
+    for m in _TURN.finditer(text):
+        yield m.start(), m.end()
+
+
+def injection_kinds(prompt: str, answer: str) -> set[str]:
+    """Kinds of judge-directed text in ``answer`` that its ``prompt`` does not itself contain."""
+    return set(injection_findings(prompt, answer))
