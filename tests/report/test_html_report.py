@@ -171,7 +171,7 @@ def test_one_baseline_per_category_gives_category_tabs_only(
 ) -> None:
     """As in v2.0 (hard prompts vs o3-mini, creative writing vs gemini): no pooled table, and the
     judge sections still work. The real games are relabelled into two categories with two baselines."""
-    import inspect_arenahard.logs.reader as logs
+    import inspect_arenahard.logs.ranked_games as logs  # what every ranking command reads through
 
     real = logs.read_games
 

@@ -202,18 +202,15 @@ def _load(args: argparse.Namespace) -> _Read:
             raise UserError("--cost reads the logs' usage records; it does not apply to --battles")
         return _Read(read_battles_jsonl(args.battles))
     # lazy: the log reader and the audit pull in Inspect
-    from inspect_arenahard.logs.ranked_games import read_ranked_logs
-    from inspect_arenahard.logs.reader import SampleReaders
-    from inspect_arenahard.report.audit_inputs import AnswerReader, audit_samples, flags_of
-    from inspect_arenahard.report.costs import PRICES, UsageReader, read_prices
+    from inspect_arenahard.report.costs import read_prices
+    from inspect_arenahard.report.log_reading import read_logs
 
-    answers = None if args.no_audit else AnswerReader()
-    usage = None
-    if args.cost:
-        usage = UsageReader({**PRICES, **read_prices(args.prices)} if args.prices else PRICES)
-    readers = [r for r in (answers, usage) if r is not None]
-    on_sample = SampleReaders(readers) if readers else None
-    ranked = read_ranked_logs(args.logs, args.pool_settings, on_sample)
-    flags = None if answers is None else flags_of(audit_samples(*answers.by_model(ranked.read)))
-    costs = None if usage is None else usage.report(ranked.read)
-    return _Read(ranked.games, ranked.pooled, ranked.read.runs, flags, costs)
+    read = read_logs(
+        args.logs,
+        args.pool_settings,
+        audit=not args.no_audit,
+        prices=read_prices(args.prices) if args.prices else None,
+        cost=args.cost,
+    )
+    ranked = read.ranked
+    return _Read(ranked.games, ranked.pooled, ranked.read.runs, read.flags, read.costs)

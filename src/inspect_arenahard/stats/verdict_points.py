@@ -46,19 +46,33 @@ def check_strong_weight(value: object, name: str = "strong_weight") -> int:
 
 def normalize_label(raw: str) -> str | None:
     """Canonical form of a label or a mirrored spelling (``A<B`` → ``B>A``); None if unknown."""
-    return SPELLINGS.get(raw.replace(" ", ""))
+    canonical = SPELLINGS.get(raw)  # the spelling almost every game has: no copy made
+    return canonical if canonical is not None else SPELLINGS.get(raw.replace(" ", ""))
+
+
+def _outcome(canonical: str, position: str) -> tuple[float, bool]:
+    if canonical == "A=B":
+        return 0.5, False
+    return (1.0 if canonical[0] == position else 0.0), ">>" in canonical
+
+
+_OUTCOMES: dict[tuple[str, str], tuple[float, bool]] = {
+    (spelling, position): _outcome(canonical, position)
+    for spelling, canonical in SPELLINGS.items()
+    for position in ("A", "B")
+}
+"""Every (spelling, position)'s outcome, computed once: rankings look up one per game."""
 
 
 def outcome_for(label: str, position: Position) -> tuple[float, bool]:
     """(points, strong) of the side sitting at ``position``: win 1, tie 0.5, loss 0."""
+    known = _OUTCOMES.get((label, position))
+    if known is not None:
+        return known
     canonical = normalize_label(label)
     if canonical is None:
         raise ValueError(f"unknown verdict label {label!r}; expected one of {', '.join(LABELS)}")
-    if canonical == "A=B":
-        return 0.5, False
-    winner = canonical[0]
-    strong = ">>" in canonical
-    return (1.0 if winner == position else 0.0), strong
+    return _outcome(canonical, position)
 
 
 def weighted_points(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from inspect_arenahard.report.costs import CostReport, Usage, log_costs, read_prices
+from inspect_arenahard.report.costs import CostReport, Usage, read_prices
 from inspect_arenahard.report.score_table_files import load_name_map, load_score_table
 from inspect_arenahard.stats import judge_bias, power
 from inspect_arenahard.stats.combined import COMBINED, prompts_per_category
@@ -148,23 +148,18 @@ class Report:
 
 def build(logs: Sequence[str], options: Options) -> Report:
     """Read the logs and compute every section; no games at all is an error."""
-    from inspect_arenahard.logs.reader import (
-        check_drift,
-        check_settings,
-        no_games_error,
-        read_games,
-    )
+    from inspect_arenahard.report.log_reading import read_logs
 
-    result = read_games(logs)
-    if not any(g.get("parsed", True) for g in result.games):
-        raise no_games_error(result, logs)
-    check_settings(result.games)
-    check_drift(result)
-    plain, styled, note = _rankings(result.games, options.ranking)
-    games = select_games(result.games, options.ranking)
-    costs = log_costs(
-        logs, read_prices(options.prices) if options.prices else None
-    )  # the same runs read_games kept
+    read = read_logs(  # one read: games, audit flags and costs
+        logs,
+        audit=options.audit,
+        prices=read_prices(options.prices) if options.prices else None,
+        cost=True,
+    )
+    result = read.ranked.read
+    costs = read.costs if read.costs is not None else CostReport()
+    plain, styled, note = _rankings(read.ranked.games, options.ranking)
+    games = select_games(read.ranked.games, options.ranking)
     report = Report(
         logs=list(logs),
         notes=[result.summary(), *result.notes()],
@@ -186,10 +181,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
         coverage=_coverage(games),
         options=options,
     )
-    if options.audit:
-        from inspect_arenahard.report.audit_inputs import model_flags
-
-        report.flags = model_flags(logs)
+    report.flags = read.flags or {}
     from inspect_arenahard.logs.card_items import card_items
 
     report.evaluators = judge_cards(card_items(logs)[0])
