@@ -9,6 +9,7 @@ __all__ = [
     "costs",
     "dataframes",
     "leaderboard_tables",
+    "log_reading",
     "page",
     "score_table_files",
 ]
