@@ -24,6 +24,8 @@ import numpy as np
 from inspect_arenahard.stats.battles import Battles, from_games, selection
 from inspect_arenahard.stats.combined import COMBINED, combine, prompts_per_category
 from inspect_arenahard.stats.estimates import Leaderboard, leaderboard, resolve_baseline
+from inspect_arenahard.stats.game_record import BATTLE_FIELDS
+from inspect_arenahard.stats.game_table import GameTable, game_table, record_named
 from inspect_arenahard.stats.judge_checks import JudgeCheck, check_judges, flagged, strict_error
 from inspect_arenahard.stats.judge_coverage import TableJudging, table_judging
 from inspect_arenahard.stats.rank_options import RankingOptions as RankingOptions  # re-exported
@@ -43,12 +45,18 @@ class Ranking:
     left_out: tuple[str, ...]
     battles: Battles
     options: RankingOptions
-    games: tuple[Mapping[str, Any], ...] = ()
+    table: GameTable | None = None
+    """The game records ranked, as columns (None for a battle file)."""
+
+    @property
+    def games(self) -> tuple[Mapping[str, Any], ...]:
+        """The game records ranked (empty for a battle file)."""
+        return () if self.table is None else tuple(self.table.records.tolist())
 
     @cached_property
     def judge_checks(self) -> tuple[JudgeCheck, ...]:
         """Each judge's information checks from the games ranked (none for a battle file)."""
-        return check_judges(self.games, self.options.ci)  # type: ignore[arg-type]
+        return () if self.table is None else check_judges(self.table, self.options.ci)
 
     def judging(self, table: Leaderboard) -> TableJudging | None:
         """Who judged each row of ``table`` and which rows compare; None without judge names."""
@@ -72,7 +80,7 @@ class Ranking:
 
 
 def select_battles(
-    source: Battles | Iterable[Mapping[str, Any]], options: RankingOptions
+    source: Battles | GameTable | Iterable[Mapping[str, Any]], options: RankingOptions
 ) -> Battles:
     """The battles of game records (weighted by ``strong_weight``) or of a battle file, narrowed
     to the chosen judges and category."""
@@ -99,14 +107,16 @@ def select_games(games: Sequence[G], options: RankingOptions) -> list[G]:
 
 
 def rank(
-    source: Battles | Iterable[Mapping[str, Any]], options: RankingOptions | None = None
+    source: Battles | GameTable | Iterable[Mapping[str, Any]], options: RankingOptions | None = None
 ) -> Ranking:
-    """Every table ``options`` asks for, from game records or battles."""
+    """Every table ``options`` asks for, from game records (or their table) or battles."""
     options = options or RankingOptions()
-    games: tuple[Mapping[str, Any], ...] = ()
+    games: GameTable | None = None
     if not isinstance(source, Battles):
-        source = tuple(source)
-        games = tuple(select_games(source, options))
+        source = game_table(source, BATTLE_FIELDS, record_named)
+        games = source.select(
+            selection(source.judge, source.category, options.judge, options.category)
+        )
     battles = select_battles(source, options)
     tables = leaderboards(battles, options)
     per_category = [t for t in tables if t.category is not None]
