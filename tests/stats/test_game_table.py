@@ -2,7 +2,8 @@
 style) and each judge's games (labels, swapped pairs, the longer answer) computed game by game
 with dicts, on generated records with unparsed games, ties, mirrored labels, swaps missing a
 partner or in one position, several judges, a strong weight other than the default and partial
-style; and the one-line errors the per-record checks give."""
+style; the one-line errors the per-record checks give; and the prompt clusters of the judge
+checks' intervals against numpy's ``unique``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from inspect_arenahard.stats.game_table import game_table, style_vector
 from inspect_arenahard.stats.judge_bias import judge_games, model_outcome
 from inspect_arenahard.stats.judge_checks import check_judges
 from inspect_arenahard.stats.ranking import RankingOptions, rank
+from inspect_arenahard.stats.shares import cluster_index
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, normalize_label, outcome_for
 
 LABELS = ["A>>B", "A>B", "A=B", "B>A", "B>>A", "B<A", "A<<B", "A >> B", None]
@@ -228,3 +230,13 @@ def test_bad_records_are_named_as_the_per_record_check_names_them():
     with pytest.raises(ValueError, match=r"different strong weights \(3 in a, 5 in b\)"):
         from_games([dict(good, strong_weight=3, log="a"), dict(good, strong_weight=5, log="b")])
     assert records_weight([dict(good, strong_weight=5)]) == 5.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 12), st.sampled_from(["q1", "q10", "q2", "é", "1"]))))
+def test_cluster_index_is_numpys_unique_of_the_names(clusters):
+    """The judge checks' intervals group games by ``str`` of the prompt, in sorted order."""
+    if not clusters:
+        return
+    expected = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)[1]
+    assert cluster_index(clusters).tolist() == expected.ravel().tolist()
