@@ -150,7 +150,7 @@ def judge_games(records: GameTable | Iterable[GameRecord]) -> list[JudgeGames]:
     return out
 
 
-def position_analysis(records: Iterable[GameRecord]) -> list[PositionStats]:
+def position_analysis(records: GameTable | Iterable[GameRecord]) -> list[PositionStats]:
     """Position bias (win rate of each slot over parsed games, with a two-sided binomial test
     of A vs B among decisive games) and position consistency (share of prompts whose two
     swapped games give the contestant the same outcome: win/tie/loss, and with strength)."""
@@ -483,7 +483,9 @@ def _token_lengths(table: GameTable) -> tuple[np.ndarray, np.ndarray]:
     return model_len, base_len
 
 
-def longer_answer_preference(records: Iterable[GameRecord]) -> dict[str, dict[str, float]]:
+def longer_answer_preference(
+    records: GameTable | Iterable[GameRecord],
+) -> dict[str, dict[str, float]]:
     """Per judge: among decisive parsed games whose answers differ in length, the share won
     by the longer answer (0.5 = no length preference)."""
     return {
