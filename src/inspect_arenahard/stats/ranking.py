@@ -45,18 +45,18 @@ class Ranking:
     left_out: tuple[str, ...]
     battles: Battles
     options: RankingOptions
-    table: GameTable | None = None
+    columns: GameTable | None = None
     """The game records ranked, as columns (None for a battle file)."""
 
     @property
     def games(self) -> tuple[Mapping[str, Any], ...]:
         """The game records ranked (empty for a battle file)."""
-        return () if self.table is None else tuple(self.table.records.tolist())
+        return () if self.columns is None else tuple(self.columns.records.tolist())
 
     @cached_property
     def judge_checks(self) -> tuple[JudgeCheck, ...]:
         """Each judge's information checks from the games ranked (none for a battle file)."""
-        return () if self.table is None else check_judges(self.table, self.options.ci)
+        return () if self.columns is None else check_judges(self.columns, self.options.ci)
 
     def judging(self, table: Leaderboard) -> TableJudging | None:
         """Who judged each row of ``table`` and which rows compare; None without judge names."""

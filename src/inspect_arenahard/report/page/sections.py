@@ -25,7 +25,6 @@ from inspect_arenahard.stats.ranking import (
     Ranking,
     RankingOptions,
     rank,
-    select_games,
 )
 from inspect_arenahard.stats.reference_comparison import MIN_MODELS, compare_with_reference
 from inspect_arenahard.stats.score_tables import align_models, leaderboard_scores
@@ -161,8 +160,8 @@ def build(logs: Sequence[str], options: Options) -> Report:
     costs = read.costs if read.costs is not None else CostReport()
     table = game_table(read.ranked.games, BATTLE_FIELDS, record_named)  # once, for every ranking
     plain, styled, note = _rankings(table, options.ranking)
-    games = select_games(read.ranked.games, options.ranking)
-    ranked = plain.table if plain.table is not None else games
+    ranked = plain.columns if plain.columns is not None else table  # the judges and category asked
+    games: list[GameRecord] = list(ranked.records)
     report = Report(
         logs=list(logs),
         notes=[result.summary(), *result.notes()],
