@@ -1,7 +1,7 @@
 """Game records as columns: one numpy array per field, built once from the records.
 
 A leaderboard over 60,000 games reads each record once, here, with one C-level pass per field;
-the battles (``stats.battles.battles_of``) and the judge checks (``stats.judge_bias.judge_games``)
+the battles (``stats.battles.from_games``) and the judge checks (``stats.judge_bias.judge_games``)
 are then array work on the same table, instead of each walking the dicts again. The records
 themselves stay the contract between stages (``stats.game_record``); the table is how the
 statistics read them.
@@ -16,10 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from inspect_arenahard.stats.game_record import (
-    BATTLE_FIELDS,
-    check_game,
-)
+from inspect_arenahard.stats.game_record import BATTLE_FIELDS, check_game
 from inspect_arenahard.stats.verdict_points import LABELS, SPELLINGS, normalize_label
 
 STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
@@ -51,8 +48,9 @@ def style_vector(features: Mapping[str, Any]) -> tuple[float, float, float, floa
 class GameTable:
     """Game records as parallel columns, one row per record in the records' order.
 
-    Names (models, judges) are codes into sorted tables; ``question_id``, ``category``,
-    ``version`` and ``game`` keep the records' own values (object arrays). ``label`` is the
+    Models are codes into their sorted names, judges and game numbers codes into their distinct
+    values; ``question_id``, ``category`` and ``version`` keep the records' own values (object
+    arrays). ``label`` is the
     canonical label's index in ``LABELS``, ``UNPARSED`` when the game has no parsed verdict.
     ``model_style`` / ``baseline_style`` are ``(n, 4)`` in ``STYLE_COLUMNS`` order (NaN rows
     where a record has none), None when no record has any; ``malformed_style`` marks the records
@@ -174,7 +172,7 @@ def game_table(
     if table is None or not set(needed) <= table.checked:
         for index, record in enumerate(records):
             check_game(record, where(index, record), needed)
-    return table or _columns(records)
+    return table if table is not None else _columns(records)
 
 
 class _NotWellFormed(Exception):

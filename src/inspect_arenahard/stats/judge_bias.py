@@ -47,10 +47,6 @@ def model_outcome(record: GameRecord) -> int | None:
     return sign * (2 if strong else 1)
 
 
-def _prompt_key(record: GameRecord) -> tuple[Hashable, ...]:
-    return record["judge"], record["question_id"], record["model"], record["baseline"]
-
-
 # ---------------------------------------------------------------- position bias / consistency
 
 
@@ -206,10 +202,9 @@ def _swap_pairs(table: GameTable) -> _SwapPairs:
     games are parsed and in swapped positions is a complete pair; any other (a game missing,
     unparsed, or both in one position) is incomplete. A game number twice in one prompt is an
     error naming it."""
-    sizes = [len(table.judges), int(table.prompt.max(initial=-1)) + 1, len(table.models)]
-    key = ((table.judge_code * sizes[1] + table.prompt) * sizes[2] + table.model) * sizes[
-        2
-    ] + table.baseline
+    prompts, models = int(table.prompt.max(initial=-1)) + 1, len(table.models)
+    key = (table.judge_code * prompts + table.prompt) * models + table.model
+    key = key * models + table.baseline
     games, game_code = table.games, table.game_code
     _check_duplicates(table, key, game_code, len(games))
     by_text = np.argsort(np.array([str(g) for g in games], dtype=object), kind="stable")
