@@ -14,10 +14,10 @@ the battles' official rules; intervals are prompt-clustered (``sandwich``) unles
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +30,6 @@ from inspect_arenahard.stats.judge_checks import JudgeCheck, check_judges, flagg
 from inspect_arenahard.stats.judge_coverage import TableJudging, table_judging
 from inspect_arenahard.stats.rank_options import RankingOptions as RankingOptions  # re-exported
 
-G = TypeVar("G", bound=Mapping[str, Any])
 DEFAULT_STYLE = "length,markdown"
 """Features of a style-controlled table when none are named (the HTML report's second board)."""
 
@@ -95,15 +94,6 @@ def select_battles(
     else:
         battles = from_games(source, options.strong_weight)
     return battles.where(judges=options.judge, category=options.category)
-
-
-def select_games(games: Sequence[G], options: RankingOptions) -> list[G]:
-    """The game records of the chosen judges and category, by the rule ``select_battles`` uses."""
-    judge, category = (np.empty(len(games), dtype=object) for _ in range(2))
-    judge[:] = [g.get("judge") for g in games]
-    category[:] = [g.get("category") for g in games]
-    mask = selection(judge, category, options.judge, options.category)
-    return [g for g, keep in zip(games, mask) if keep]
 
 
 def rank(
