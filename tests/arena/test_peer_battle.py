@@ -17,6 +17,7 @@ from inspect_arenahard.judging.style_features import count_tokens
 from inspect_arenahard.logs.reader import read_games
 from inspect_arenahard.stats.battles import from_games
 from inspect_arenahard.stats.estimates import leaderboard
+from inspect_arenahard.stats.game_record import AnswerAudit
 from tests.helpers.arena_scripted import Arena, requested_actions, secret, texts
 from tests.helpers.battle_questions import QUESTIONS, write_questions
 from tests.helpers.scripted import scripted_model
@@ -367,7 +368,10 @@ def test_battle_scores_carry_the_audit_and_usage_records(played, monkeypatch) ->
     answers, usage = AnswerReader(), UsageReader()
     reader.read_games([log.location], reader.SampleReaders([answers, usage]))
     assert full_reads == []
-    recorded = {sample_id: a.audit for _, sample_id, _, a in answers.by_log[log.location]}
+    recorded = {
+        sample_id: AnswerAudit.from_row(row)
+        for _, sample_id, _, _, row in answers.records_by_log[log.location]
+    }
     events = []
     for raw in real(log.location, []):
         _, full = _sample(raw)

@@ -123,7 +123,7 @@ def test_records_round_trip_from_scorer_to_reader(logs: Path) -> None:
     assert len(result.runs) == 2 and all(not r.damaged for r in result.runs)
     checked = 0
     for run in result.runs:
-        recorded = {(m, i, e): a for m, i, e, a in answers.by_log[run.path]}
+        recorded = {(m, i, e): row for m, i, e, _, row in answers.records_by_log[run.path]}
         for raw in reader.sample_records(run.path, []):
             score = GameScore.parse(raw["scores"]["pairwise_judge"]["metadata"], run.path)
             _, full = _sample(raw)
@@ -136,7 +136,10 @@ def test_records_round_trip_from_scorer_to_reader(logs: Path) -> None:
                 index,
             )
             assert score.audit == rebuilt
-            assert recorded[(score.model, str(raw["id"]), raw["epoch"])].audit == rebuilt
+            assert (
+                AnswerAudit.from_row(recorded[(score.model, str(raw["id"]), raw["epoch"])])
+                == rebuilt
+            )
             from_events = costs.UsageReader()
             from_events(run.path, raw)
             assert score.usage is not None
@@ -310,10 +313,12 @@ def test_samples_adaptive_judging_skipped_are_not_audited() -> None:
     answers = AnswerReader()
     answers("log.eval", raw)
     assert answers.by_log == {}
-    scored = [reader.ScoredSample("q1", 1, skipped, None)]
-    assert answers.scored("log.eval", scored) and answers.by_log["log.eval"] == []
+    scored = reader.ScoredSample("q1", 1, skipped, None)
+    answers.scored("log.eval", scored)
+    assert answers.scored_all("log.eval") and answers.records_by_log["log.eval"] == []
     usage = costs.UsageReader()
-    assert usage.scored("log.eval", scored) and usage.tally_by_log["log.eval"] == {}
+    usage.scored("log.eval", scored)
+    assert usage.scored_all("log.eval") and usage.tally_by_log["log.eval"] == {}
 
 
 def test_differing_bits_agree_without_numpy_popcount(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -392,11 +392,20 @@ class ScoredSample:
 
 
 class SampleReader(Protocol):
-    """What the leaderboard's audit and cost columns take from the same read as the games."""
+    """What the leaderboard's audit and cost columns take from the same read as the games.
 
-    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
-        """Take what is needed from the scores of a log whose header says its samples carry
-        the records (``Header.records``); False: hand over the full samples as well."""
+    In a log whose header says its samples carry the records (``Header.records``), each parsed
+    score is offered as it is read (``scored``), so that the reader keeps only what it needs
+    and no log's parsed scores outlive their sample; ``scored_all`` then says whether the
+    scores gave everything."""
+
+    def scored(self, path: str, sample: ScoredSample) -> None:
+        """Take what is needed from one sample's parsed score."""
+        ...
+
+    def scored_all(self, path: str) -> bool:
+        """The log's scores are all read: True when they gave everything; False: hand over the
+        full samples as well (what ``scored`` took from this log is then dropped)."""
         ...
 
     def __call__(self, path: str, sample: dict[str, Any]) -> None:
@@ -411,9 +420,14 @@ class SampleReaders:
     readers: Sequence[SampleReader]
     _wanting: dict[str, list[SampleReader]] = field(default_factory=dict)
 
-    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
-        """Offer the scores to every reader; True when none wants the full samples."""
-        self._wanting[path] = [r for r in self.readers if not r.scored(path, samples)]
+    def scored(self, path: str, sample: ScoredSample) -> None:
+        """Offer one sample's score to every reader."""
+        for reader in self.readers:
+            reader.scored(path, sample)
+
+    def scored_all(self, path: str) -> bool:
+        """True when no reader wants the full samples."""
+        self._wanting[path] = [r for r in self.readers if not r.scored_all(path)]
         return not self._wanting[path]
 
     def __call__(self, path: str, sample: dict[str, Any]) -> None:
@@ -427,7 +441,7 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
 
     Without ``on_sample`` only the sample summaries are read (fast). With it, a log whose
     header says every sample carries the audit record is read from its summaries too, and
-    ``on_sample.scored`` gets the parsed scores; other logs (older ones, other tasks), and logs
+    ``on_sample.scored`` gets each parsed score; other logs (older ones, other tasks), and logs
     whose scores did not satisfy it, are read once in full, each sample handed to ``on_sample``.
     """
     selected, result = select_runs(paths)
@@ -435,11 +449,11 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
     for path, header in selected:
         run = _run(path, header)
         result.runs.append(run)
-        scored: list[ScoredSample] | None = None
+        scored: SampleReader | None = None
         try:
             if on_sample is None or header.records:
                 summaries = raw_summaries(path, run.damaged)
-                scored = [] if on_sample is not None else None
+                scored = on_sample
             else:
                 summaries = _full_samples(path, run, on_sample)
         except DAMAGED as ex:
@@ -468,8 +482,8 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
                     pair = (old.path, run.path)
                     result.replaced_by[pair] = result.replaced_by.get(pair, 0) + 1
                 kept[key] = (game, run)
-        if on_sample is not None and scored is not None and not on_sample.scored(path, scored):
-            _hand_over(path, run, on_sample)
+        if scored is not None and not scored.scored_all(path):
+            _hand_over(path, run, scored)
     result.games = [kept[key][0] for key in sorted(kept, key=_sortable)]
     return result
 
@@ -514,16 +528,16 @@ def _sample_games(
     header: Header,
     summary: dict[str, Any],
     run: Run,
-    scored: list[ScoredSample] | None = None,
+    scored: SampleReader | None = None,
 ) -> list[GameRecord] | None:
     """The games of one sample summary, None when it has no judge score, or
-    ``SKIPPED_SAMPLE`` when adaptive judging did not need it; ``scored`` receives its parsed
+    ``SKIPPED_SAMPLE`` when adaptive judging did not need it; ``scored`` is offered its parsed
     score."""
     score = find_score(summary.get("scores"), *GAME_SCORERS)
     if not isinstance(score, dict) or not score.get("metadata"):
         if scored is not None:
-            scored.append(
-                ScoredSample(str(summary.get("id")), summary.get("epoch") or 1, None, None)
+            scored.scored(
+                path, ScoredSample(str(summary.get("id")), summary.get("epoch") or 1, None, None)
             )
         return None
     metadata = score["metadata"]
@@ -546,7 +560,7 @@ def _sample_games(
     if scored is not None:
         value = score.get("value")
         points = float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
-        scored.append(ScoredSample(str(summary["id"]), summary["epoch"], game_score, points))
+        scored.scored(path, ScoredSample(str(summary["id"]), summary["epoch"], game_score, points))
     if game_score.skipped is not None:
         return SKIPPED_SAMPLE
     games = _games(summary["id"], summary["epoch"], header, game_score, path, protocol)

@@ -38,6 +38,7 @@ from inspect_arenahard.report.audit_checks import (
     audit_model,
     audit_records,
 )
+from inspect_arenahard.stats.game_record import AnswerAudit, AnswerAuditRow
 
 PROBE_TASK = "arenahard_probes"
 
@@ -110,32 +111,49 @@ Answer = AuditedAnswer | RecordedAnswer
 """An answer as the audit reads it: its texts (a full sample), or its judge score's record."""
 
 
+RecordRow = tuple[str | None, str, int, float | None, AnswerAuditRow]
+"""One answer's audit record as its judge score gave it, in plain values: (model named by the
+judge score, prompt id, epoch, points, ``AnswerAudit.row``)."""
+
+
 @dataclass
 class AnswerReader:
     """Audit samples per log, taken from the read of the logs that gives the games
     (``inspect_arenahard.logs.reader.SampleReader``), so the audit needs no read of its own:
     the answers' audit records from the sample summaries where every sample carries one, else
-    each full sample."""
+    each full sample. Records are kept as plain values (``RecordRow``), so thousands of them
+    cost the garbage collector nothing during the read."""
 
-    by_log: dict[str, list[tuple[str | None, str, int, Answer]]] = field(default_factory=dict)
-    """log path → (model named by the judge score, prompt id, epoch, audit sample) per sample."""
+    by_log: dict[str, list[tuple[str | None, str, int, AuditedAnswer]]] = field(
+        default_factory=dict
+    )
+    """log path → (model named by the judge score, prompt id, epoch, audit sample) per full sample."""
+    records_by_log: dict[str, list[RecordRow]] = field(default_factory=dict)
+    """log path → the audit record of each answer, for logs whose scores all carry one."""
+    _incomplete: set[str] = field(default_factory=set)
 
-    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
-        """Keep the audit records of a log's samples; False (nothing kept) unless every sample
-        has a judge score carrying a complete record."""
-        answers: list[tuple[str | None, str, int, Answer]] = []
-        for sample in samples:
-            score = sample.score
-            if score is None:
-                return False
-            if score.skipped is not None:  # adaptive judging asked for no answer
-                continue
-            if score.audit is None or score.audit.off_prompt_rank is None:
-                return False
-            answers.append(
-                (score.model, sample.id, sample.epoch, RecordedAnswer(score.audit, sample.value))
-            )
-        self.by_log[path] = answers
+    def scored(self, path: str, sample: ScoredSample) -> None:
+        """Keep the audit record of one sample's score; a sample without a judge score or a
+        complete record drops the log's records (its full samples are read instead)."""
+        if path in self._incomplete:
+            return
+        score = sample.score
+        if score is not None and score.skipped is not None:  # adaptive judging asked for no answer
+            self.records_by_log.setdefault(path, [])
+            return
+        if score is None or score.audit is None or score.audit.off_prompt_rank is None:
+            self._incomplete.add(path)
+            self.records_by_log.pop(path, None)
+            return
+        self.records_by_log.setdefault(path, []).append(
+            (score.model, sample.id, sample.epoch, sample.value, score.audit.row())
+        )
+
+    def scored_all(self, path: str) -> bool:
+        """Whether every sample of the log gave its record (else nothing of it is kept)."""
+        if path in self._incomplete:
+            return False
+        self.records_by_log.setdefault(path, [])
         return True
 
     def __call__(self, path: str, sample: dict[str, Any]) -> None:
@@ -151,11 +169,16 @@ class AnswerReader:
         """Audit samples per model and notes. Like the leaderboard, each answer counts once: a
         sample (model, prompt id, epoch) answered in several runs is taken from the latest;
         replaced answers, damaged members and skipped files are named in the notes."""
-        latest: dict[tuple[str, str, int], Answer] = {}
+        latest: dict[tuple[str, str, int], AuditedAnswer | tuple[float | None, AnswerAuditRow]]
+        latest = {}
         replaced: dict[str, int] = {}
         notes: list[str] = []
         for run in result.runs:  # oldest first
-            for model, sample_id, epoch, sample in self.by_log.get(run.path, []):
+            texts = self.by_log.get(run.path, [])
+            records = self.records_by_log.get(run.path, [])
+            keyed = [((m, i, e), a) for m, i, e, a in texts]
+            keyed += [((m, i, e), (points, row)) for m, i, e, points, row in records]
+            for (model, sample_id, epoch), sample in keyed:
                 key = (model or run.model, sample_id, epoch)
                 if key in latest:
                     replaced[run.path] = replaced.get(run.path, 0) + 1
@@ -166,8 +189,13 @@ class AnswerReader:
                     f"({', '.join(run.damaged)})"
                 )
         by_model: dict[str, list[Answer]] = {}
-        for (model, _, _), sample in sorted(latest.items(), key=lambda item: item[0]):
-            by_model.setdefault(model, []).append(sample)
+        for (model, _, _), kept in sorted(latest.items(), key=lambda item: item[0]):
+            answer = (
+                kept
+                if isinstance(kept, AuditedAnswer)
+                else RecordedAnswer(AnswerAudit.from_row(kept[1]), kept[0])
+            )
+            by_model.setdefault(model, []).append(answer)
         notes += [
             f"replaced: {n} answers re-judged in newer {path}" for path, n in replaced.items()
         ]

@@ -444,17 +444,28 @@ class UsageReader:
     prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: PRICES)
     tally_by_log: dict[str, Tally] = field(default_factory=dict)
 
-    def scored(self, path: str, samples: list[ScoredSample]) -> bool:
-        """Count the usage recorded in a log's scores; False (nothing counted) unless every
-        sample has a judge score that recorded it (a skipped sample made no call)."""
-        if any(
-            s.score is None or (s.score.usage is None and s.score.skipped is None) for s in samples
-        ):
-            return False
+    _incomplete: set[str] = field(default_factory=set)
+
+    def scored(self, path: str, sample: ScoredSample) -> None:
+        """Count the usage recorded in one sample's score; a sample without a judge score that
+        recorded it drops the log's count (a skipped sample made no call), and the log's full
+        samples are read instead."""
+        if path in self._incomplete:
+            return
+        score = sample.score
+        if score is None or (score.usage is None and score.skipped is None):
+            self._incomplete.add(path)
+            self.tally_by_log.pop(path, None)
+            return
         tally = self.tally_by_log.setdefault(path, {})
-        for sample in samples:
-            if sample.score is not None and sample.score.usage is not None:
-                _add_usage(tally, sample.score.usage, sample.score.canary)
+        if score.usage is not None:
+            _add_usage(tally, score.usage, score.canary)
+
+    def scored_all(self, path: str) -> bool:
+        """Whether every sample of the log recorded its usage (else nothing of it is counted)."""
+        if path in self._incomplete:
+            return False
+        self.tally_by_log.setdefault(path, {})
         return True
 
     def __call__(self, path: str, sample: dict[str, Any]) -> None:

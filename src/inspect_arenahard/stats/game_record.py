@@ -166,6 +166,13 @@ log reader then needs no full sample for the audit and the cost)."""
 SCORE_RECORDS_VERSION = 1
 
 
+AnswerAuditRow = tuple[
+    tuple[tuple[str, tuple[str, ...]], ...], bool, bool, int, int | None, str | None, float | None
+]
+"""``AnswerAudit`` as plain values (``AnswerAudit.row``): injection pairs sorted by kind, then
+the fields in order."""
+
+
 @dataclass(frozen=True)
 class AnswerAudit:
     """What the audit needs of one answer, computed where the texts are at hand (the judge
@@ -200,6 +207,25 @@ class AnswerAudit:
             "sketch": self.sketch,
             "off_prompt": self.off_prompt_rank,
         }
+
+    def row(self) -> AnswerAuditRow:
+        """The record as a tuple of plain values: a reader keeping thousands of them leaves the
+        garbage collector nothing to rescan (a tuple of strings and numbers is not tracked)."""
+        return (
+            tuple(sorted(self.injection.items())),
+            self.empty,
+            self.cut,
+            self.answer_chars,
+            self.baseline_chars,
+            self.sketch,
+            self.off_prompt_rank,
+        )
+
+    @classmethod
+    def from_row(cls, row: AnswerAuditRow) -> AnswerAudit:
+        """The record ``row`` gave."""
+        injection, empty, cut, chars, baseline_chars, sketch, rank = row
+        return cls(dict(injection), empty, cut, chars, baseline_chars, sketch, rank)
 
     @classmethod
     def parse(cls, raw: Any, where: str) -> AnswerAudit | None:
