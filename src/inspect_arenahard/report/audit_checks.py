@@ -71,7 +71,7 @@ from inspect_arenahard.judging.injection import (  # noqa: F401  (the audit's pu
     injection_findings,
     injection_kinds,
 )
-from inspect_arenahard.stats.game_record import AnswerAudit
+from inspect_arenahard.stats.game_record import AnswerAudit, AnswerAuditRow
 
 
 @dataclass(frozen=True)
@@ -209,23 +209,29 @@ def audit_model(
     )
 
 
+RecordedRow = tuple[float | None, AnswerAuditRow]
+"""A recorded answer as plain values, (points, ``AnswerAudit.row``): how the log reader keeps
+thousands of them without the garbage collector rescanning them."""
+
+
 def audit_records(
-    model: str, answers: Sequence[RecordedAnswer], thresholds: Thresholds = Thresholds()
+    model: str,
+    answers: Sequence[RecordedAnswer | RecordedRow],
+    thresholds: Thresholds = Thresholds(),
 ) -> ModelAudit:
     """``audit_model`` from the answers' audit records (``AnswerAudit``): the similarity of two
     answers estimated from their sketches, each answer's off-prompt rank among the benchmark's
     prompts as its judge score recorded it; the same thresholds."""
-    records = [a.audit for a in answers]
-    sim = sketch_similarity([r.sketch for r in records])
-    ranks = np.array([r.off_prompt_rank or 0.0 for r in records])
+    rows = [a if isinstance(a, tuple) else (a.points, a.audit.row()) for a in answers]
+    records = [record for _, record in rows]
     return _model_audit(
         model,
-        sim,
-        ranks,
-        [{kind: set(sp) for kind, sp in r.injection.items()} for r in records],
-        empty=[r.empty for r in records],
-        cut=[r.cut for r in records],
-        lengths=[(r.answer_chars, r.baseline_chars, a.points) for r, a in zip(records, answers)],
+        sketch_similarity([sketch for *_, sketch, _ in records]),
+        np.array([rank or 0.0 for *_, rank in records]),
+        [{kind: set(sp) for kind, sp in injection} for injection, *_ in records],
+        empty=[empty for _, empty, *_ in records],
+        cut=[cut for _, _, cut, *_ in records],
+        lengths=[(r[3], r[4], points) for points, r in rows],
         thresholds=thresholds,
     )
 

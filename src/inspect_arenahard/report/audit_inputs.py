@@ -34,11 +34,12 @@ from inspect_arenahard.report.audit_checks import (
     AuditedAnswer,
     ModelAudit,
     RecordedAnswer,
+    RecordedRow,
     Thresholds,
     audit_model,
     audit_records,
 )
-from inspect_arenahard.stats.game_record import AnswerAudit, AnswerAuditRow
+from inspect_arenahard.stats.game_record import AnswerAuditRow
 
 PROBE_TASK = "arenahard_probes"
 
@@ -107,8 +108,9 @@ def _sample(raw: dict[str, Any]) -> tuple[str | None, AuditedAnswer]:
     )
 
 
-Answer = AuditedAnswer | RecordedAnswer
-"""An answer as the audit reads it: its texts (a full sample), or its judge score's record."""
+Answer = AuditedAnswer | RecordedAnswer | RecordedRow
+"""An answer as the audit reads it: its texts (a full sample), or its judge score's record
+(as the log reader keeps it: plain values)."""
 
 
 RecordRow = tuple[str | None, str, int, float | None, AnswerAuditRow]
@@ -169,13 +171,13 @@ class AnswerReader:
         """Audit samples per model and notes. Like the leaderboard, each answer counts once: a
         sample (model, prompt id, epoch) answered in several runs is taken from the latest;
         replaced answers, damaged members and skipped files are named in the notes."""
-        latest: dict[tuple[str, str, int], AuditedAnswer | tuple[float | None, AnswerAuditRow]]
-        latest = {}
+        latest: dict[tuple[str, str, int], Answer] = {}
         replaced: dict[str, int] = {}
         notes: list[str] = []
         for run in result.runs:  # oldest first
             texts = self.by_log.get(run.path, [])
             records = self.records_by_log.get(run.path, [])
+            keyed: list[tuple[tuple[str | None, str, int], Answer]]
             keyed = [((m, i, e), a) for m, i, e, a in texts]
             keyed += [((m, i, e), (points, row)) for m, i, e, points, row in records]
             for (model, sample_id, epoch), sample in keyed:
@@ -189,12 +191,7 @@ class AnswerReader:
                     f"({', '.join(run.damaged)})"
                 )
         by_model: dict[str, list[Answer]] = {}
-        for (model, _, _), kept in sorted(latest.items(), key=lambda item: item[0]):
-            answer = (
-                kept
-                if isinstance(kept, AuditedAnswer)
-                else RecordedAnswer(AnswerAudit.from_row(kept[1]), kept[0])
-            )
+        for (model, _, _), answer in sorted(latest.items(), key=lambda item: item[0]):
             by_model.setdefault(model, []).append(answer)
         notes += [
             f"replaced: {n} answers re-judged in newer {path}" for path, n in replaced.items()
@@ -224,7 +221,9 @@ def audit_answers_of(
             for a in texts
         }
         answers = [built.get(id(a)) or a for a in answers]
-    return audit_records(model, [a for a in answers if isinstance(a, RecordedAnswer)], thresholds)
+    return audit_records(
+        model, [a for a in answers if not isinstance(a, AuditedAnswer)], thresholds
+    )
 
 
 def read_model_samples(
