@@ -26,7 +26,7 @@ from inspect_arenahard.judging.canonical import (
     canonical,
 )
 from inspect_arenahard.judging.injection import _overlaps
-from inspect_arenahard.judging.integrity import PROTOCOLS, Finding, _mapped, findings
+from inspect_arenahard.judging.integrity import PROTOCOLS, Finding, _mapped, findings, recognised
 
 PIECES = [
     *"[]<>|=AB012 \n\t:*_`~^{}$\\&#;-!x",
@@ -115,7 +115,8 @@ def test_vectorised_rewrite_matches_the_cell_by_cell_rule(text: str) -> None:
         for protocol in PROTOCOLS:
             found = findings(canon, protocol)
             if found:
-                assert _mapped(canon, found) == reference_mapped(canon, found), (text, protocol)
+                fast = _mapped(canon, recognised(canon, protocol))
+                assert fast == reference_mapped(canon, found), (text, protocol)
 
 
 @settings(max_examples=200, deadline=None)

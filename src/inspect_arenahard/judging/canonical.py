@@ -285,17 +285,20 @@ class Canonical:
         at = origins[k] + index - starts[k]
         return np.where(exactly, at, origins[k]), np.where(exactly, at + 1, ends[k])
 
-    def spellings(self, spans: Iterable[tuple[int, int]], sample: int = 1000) -> set[str]:
-        """How the canonical ``(start, end)`` spans were spelled in the original: ``raw`` for a
-        span written as the parser reads it, else what disguised it (``SPELLINGS``); the
-        first ``sample`` disguised spans stand for all (bounded work)."""
+    def spellings(
+        self, spans: Iterable[tuple[int, int]] | np.ndarray, sample: int = 1000
+    ) -> set[str]:
+        """How the canonical ``(start, end)`` spans (pairs, or an array of them) were spelled in
+        the original: ``raw`` for a span written as the parser reads it, else what disguised it
+        (``SPELLINGS``); the first ``sample`` disguised spans stand for all (bounded work)."""
         if self.text == self.source:
             return {"raw"}
         found: set[str] = set()
         disguised: list[str] = []
-        spans = list(spans)
-        for chunk in range(0, len(spans), 4 * sample):  # vectorised, stopping after the sample
-            first, last = np.array(spans[chunk : chunk + 4 * sample], np.int64).reshape(-1, 2).T
+        pairs = np.array(spans if isinstance(spans, np.ndarray) else list(spans), np.int64)
+        pairs = pairs.reshape(-1, 2)
+        for chunk in range(0, len(pairs), 4 * sample):  # vectorised, stopping after the sample
+            first, last = pairs[chunk : chunk + 4 * sample].T
             lo, hi = self.spans(first, last)
             written = list(map(self.source.__getitem__, map(slice, lo.tolist(), hi.tolist())))
             read = map(self.text.__getitem__, map(slice, first.tolist(), last.tolist()))

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import chain
 from typing import Iterable, Iterator
 
 import numpy as np
 
 from inspect_arenahard.judging.canonical import Canonical
-from inspect_arenahard.judging.integrity import judge_only, readings
+from inspect_arenahard.judging.integrity import judge_only, match_spans, readings
 
 # run on canonical text; no pattern has nested or overlapping unbounded quantifiers
 _ROLE_WORDS = (
@@ -26,10 +27,12 @@ _ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
 _ROLE_INITIALS = "".join(sorted(set(re.findall(r"(?:^|\(\?:|(?<!\\)\|)([a-z])", _ROLE_WORDS))))
 _ROLE_WORD_LOWER = re.compile(f"(?=[{_ROLE_INITIALS}])(?:{_ROLE_WORDS})")
 _OPEN_BEFORE_WORD = re.compile(
-    rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|^#{{2,3}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
+    rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|#(?<=^#)#{{1,2}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
     re.MULTILINE,
 )
-"""An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text)."""
+"""An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text); both
+branches start with their character (the line start is checked behind the first ``#``), so the
+scan passes over any other character at C speed."""
 """Chat role markers and tool-call tags of the common chat templates (ChatML, Llama 3, Gemma,
 Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
 ``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
@@ -89,20 +92,47 @@ INJECTION_KINDS: tuple[str, ...] = (
 """What the ``injection`` check counts (the evidence's kinds)."""
 
 
-def _judge_only(canon: Canonical) -> Iterator[tuple[str, int, int]]:
-    """(kind, start, end) of every span of ``canon`` that a judge or a chat template writes."""
+Hits = list[tuple[str, np.ndarray, np.ndarray]]
+"""What a reading holds: (kind, starts, ends) per recogniser, canonical spans in the order found."""
+
+
+def _judge_only(canon: Canonical) -> Hits:
+    """(kind, starts, ends) of the spans of ``canon`` that a judge or a chat template writes."""
     text = canon.text
-    for kind, f in judge_only(canon):
-        if kind == "battle_label" and not _LINE_END.match(text, f.end):
-            continue
-        yield kind, f.start, f.end
+    hits: Hits = []
+    for kind, found in judge_only(canon):
+        starts, ends = found.starts, found.ends
+        if kind == "battle_label" and len(starts):
+            ends_line = [_LINE_END.match(text, end) is not None for end in ends.tolist()]
+            starts, ends = starts[ends_line], ends[ends_line]
+        hits.append((kind, starts, ends))
     lowered = text.lower()
     folded = len(lowered) == len(text)  # lowercasing kept every offset
-    for start, end in _role_markers(text, lowered if folded else None):
-        yield "role_marker", start, end
+    markers = np.fromiter(
+        chain.from_iterable(_role_markers(text, lowered if folded else None)), np.int64
+    )
+    hits.append(("role_marker", markers[0::2], markers[1::2]))
     lower_scan = folded and _CASE_EXTRAS.search(text) is None
-    for m in _TO_JUDGE_LOWER.finditer(lowered) if lower_scan else _TO_JUDGE.finditer(text):
-        yield "judge_instruction", m.start(), m.end()
+    pattern, scanned = (_TO_JUDGE_LOWER, lowered) if lower_scan else (_TO_JUDGE, text)
+    hits.append(("judge_instruction", *match_spans(pattern.finditer(scanned))))
+    return hits
+
+
+class _Readings:
+    """The hits of each reading of a text, a reading whose text equals one already scanned
+    reusing its hits (the recognisers read only the text)."""
+
+    def __init__(self, text: str) -> None:
+        self.scanned: list[tuple[str, Hits]] = []
+        self.text = text
+
+    def __iter__(self) -> Iterator[tuple[Canonical, Hits]]:
+        for canon in readings(self.text):
+            hits = next((h for t, h in self.scanned if t == canon.text), None)
+            if hits is None:
+                hits = _judge_only(canon)
+                self.scanned.append((canon.text, hits))
+            yield canon, hits
 
 
 def _key(text: str) -> str:
@@ -116,26 +146,29 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
     written in (``inspect_arenahard.judging.canonical.SPELLINGS``)."""
     asked = _asked(prompt)
     found: dict[str, set[str]] = {}
-    seen = (
-        np.zeros(0, np.int64),
-        np.zeros(0, np.int64),
-    )  # original spans found in an earlier reading
-    for canon in readings(answer):
-        hits = list(_judge_only(canon))
+    seen = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # original spans of earlier readings
+    for canon, hits in _Readings(answer):
+        hits = [hit for hit in hits if len(hit[1])]
         if not hits:
             continue
-        kinds, starts, ends = zip(*hits)
-        first, last = np.array(starts, np.int64), np.array(ends, np.int64)
+        first = np.concatenate([starts for _, starts, _ in hits])
+        last = np.concatenate([ends for _, _, ends in hits])
         lo, hi = canon.spans(first, last)
         fresh = ~_overlaps(seen, lo, hi)
         if asked:
             text = canon.text
-            fresh &= np.array([_key(text[a:b]) not in asked for a, b in zip(starts, ends)])
-        spans: dict[str, list[tuple[int, int]]] = {}
-        for k in np.flatnonzero(fresh).tolist():
-            spans.setdefault(kinds[k], []).append((starts[k], ends[k]))
-        for kind, where in spans.items():
-            found.setdefault(kind, set()).update(canon.spellings(where))
+            fresh &= np.fromiter(
+                (_key(text[a:b]) not in asked for a, b in zip(first.tolist(), last.tolist())),
+                bool,
+                len(first),
+            )
+        at = 0
+        for kind, starts, ends in hits:
+            mine = fresh[at : at + len(starts)]
+            at += len(starts)
+            if mine.any():
+                spans = np.stack([starts[mine], ends[mine]], axis=1)
+                found.setdefault(kind, set()).update(canon.spellings(spans))
         seen = _sorted_spans(np.concatenate([seen[0], lo]), np.concatenate([seen[1], hi]))
     return found
 
@@ -146,8 +179,9 @@ def _asked(prompt: str) -> frozenset[str]:
     is read once however many answers it has."""
     return frozenset(
         _key(canon.text[start:end])
-        for canon in readings(prompt)
-        for _, start, end in _judge_only(canon)
+        for canon, hits in _Readings(prompt)
+        for _, starts, ends in hits
+        for start, end in zip(starts.tolist(), ends.tolist())
     )
 
 
