@@ -39,7 +39,7 @@ Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their wor
 case-sensitive scan is several times faster); the opening before the word (``<|``, ``<``,
 ``</``, ``##``) is checked by ``_role_markers``."""
 _ROLE_OPEN = re.compile(r"</?\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
-_OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|^#{2,3}[ \t]{0,4}\n", re.MULTILINE)
+_OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|#(?<=^#)#{1,2}[ \t]{0,4}\n", re.MULTILINE)
 """An opening that ends at a line break (``_ROLE_OPEN`` also accepts a word after it on the
 next line)."""
 _ROLE_TAGS = (
@@ -52,23 +52,51 @@ _ROLE_TAGS = (
 """Mistral's ``[INST]``/``[/INST]``, ``[TOOL_CALLS]``… and Llama 2's ``<<SYS>>``: found by their
 tail with ``str.find`` (a run of brackets costs nothing)."""
 _TURN = re.compile(
-    r"^(?:Human|Assistant|System)[ \t]*+:|^#{1,6}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
+    "|".join(f"{w[0]}(?<=^{w[0]}){w[1:]}[ \\t]*+:" for w in ("Human", "Assistant", "System"))
+    + r"|#(?<=^#)#{0,5}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
     re.MULTILINE,
 )
 """A fake turn at a line's start (``Human:``, ``Assistant:``, ``System:``) or a verdict heading
-(``## Verdict``)."""
-_SIDE = r"(?:assistant|answer|response|model|output)[ \t]*+[AB](?:'s|\u2019s)?(?:[ \t]++(?:answer|response|output))?"
-_TO_JUDGE = re.compile(
-    r"\b(?:judge|evaluator|grader|rater|assessor|reviewer)s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)"
-    r"|\b(?:ignore|disregard|forget)\s++(?:all\s++|any\s++)?(?:of\s++)?(?:the\s++|your\s++)?(?:previous|prior|above|earlier|other)\b"
-    rf"|\b{_SIDE}[ \t]++(?:is|was)[ \t]++(?:(?:far|much|significantly|slightly|clearly|definitely|vastly|considerably|substantially|way)[ \t]++)?(?:better|superior|stronger|preferred|preferable|the[ \t]++(?:better|winner|best|stronger))"
-    r"|\b(?:final|my)[ \t]++verdict\b",
-    re.IGNORECASE,
+(``## Verdict``). Each branch starts with its first character (the line start is checked behind
+it), so the scan passes over any other character at C speed."""
+_TO_JUDGE_PHRASES = (
+    (
+        ("judge", "evaluator", "grader", "rater", "assessor", "reviewer"),
+        r"s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)",
+    ),
+    (
+        ("ignore", "disregard", "forget"),
+        r"\s++(?:all\s++|any\s++)?(?:of\s++)?(?:the\s++|your\s++)?(?:previous|prior|above|earlier|other)\b",
+    ),
+    (
+        ("assistant", "answer", "response", "model", "output"),
+        r"[ \t]*+[AB](?:'s|\u2019s)?(?:[ \t]++(?:answer|response|output))?[ \t]++(?:is|was)[ \t]++"
+        r"(?:(?:far|much|significantly|slightly|clearly|definitely|vastly|considerably|substantially|way)[ \t]++)?"
+        r"(?:better|superior|stronger|preferred|preferable|the[ \t]++(?:better|winner|best|stronger))",
+    ),
+    (("final", "my"), r"[ \t]++verdict\b"),
 )
 """Words addressed to a judge, verdict words in their variants (``Assistant B's answer is far
-superior``; emphasis inside is removed by the rendered reading)."""
+superior``; emphasis inside is removed by the rendered reading): each phrase is a word starting
+a word, then the rest."""
+
+
+def _first_letter_scan(phrases: tuple[tuple[tuple[str, ...], str], ...]) -> str:
+    """``\\b(?:word|…)rest|…`` written to start with the class of the words' first letters (the
+    word boundary checked behind the letter), so the scan passes over any other character at C
+    speed."""
+    initials = "".join(sorted({word[0] for words, _ in phrases for word in words}))
+    branches = "|".join(
+        "(?:" + "|".join(f"(?<={w[0]}){w[1:]}" for w in words) + f"){rest}"
+        for words, rest in phrases
+    )
+    return rf"[{initials}](?<!\w.)(?:{branches})"
+
+
+_TO_JUDGE = re.compile(_first_letter_scan(_TO_JUDGE_PHRASES), re.IGNORECASE)
+"""The judge-directed phrases, case ignored."""
 _TO_JUDGE_LOWER = re.compile(_TO_JUDGE.pattern.replace("[AB]", "[ab]"))
-"""``_TO_JUDGE`` for lowercased text (a case-sensitive scan is twice as fast); it matches where
+"""``_TO_JUDGE`` for lowercased text (a case-sensitive scan is faster); it matches where
 ``_TO_JUDGE`` does unless the text holds a character that matches a Latin letter only when case
 is ignored (``_CASE_EXTRAS``) or lowercases to two."""
 _CASE_EXTRAS = re.compile("[\u0130\u0131\u017f]")
