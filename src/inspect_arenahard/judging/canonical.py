@@ -344,9 +344,11 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         # a token reads the same wherever it stands: one split, a read per distinct token
         parts = _scanner(reading, odd, False, False).split(text)
         tokens = parts[1::2]
-        parts[1::2] = map(_Reads(folds).__getitem__, tokens)
         if not text.isascii():  # an ASCII character outside the tokens reads as itself
-            parts[0::2] = map(str.translate, parts[0::2], repeat(folds))
+            ends = list(accumulate(map(len, parts)))
+            gaps = map(slice, [0, *ends[1::2]], ends[0::2])
+            parts[0::2] = map(_one_to_one(text, folds).__getitem__, gaps)
+        parts[1::2] = map(_Reads(folds).__getitem__, tokens)
         return Canonical("".join(parts), text, reading, partial(_split_cuts, tokens, parts))
     if closable or _beside_ampersand(text, odd, folds):
         # one token after another: a comment hides what follows up to its end, and a run with
@@ -357,13 +359,26 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         pieces = list(map(_Reads(folds).__getitem__, parts[1::2]))
         bounds = list(accumulate(map(len, parts)))
         firsts, lasts, pieces = _with_entities(text, folds, bounds[0:-1:2], bounds[1::2], pieces)
-    copied = list(map(text.__getitem__, map(slice, [0, *lasts], [*firsts, len(text)])))
-    if not text.isascii():
-        copied = list(map(str.translate, copied, repeat(folds)))
+    read = text if text.isascii() else _one_to_one(text, folds)
+    copied = list(map(read.__getitem__, map(slice, [0, *lasts], [*firsts, len(text)])))
     joined: list[str] = [""] * (2 * len(pieces) + 1)
     joined[0::2], joined[1::2] = copied, pieces
     sizes = list(map(len, pieces))
     return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
+
+
+def _one_to_one(text: str, folds: _FoldTable) -> str:
+    """``text`` with every character the reading reads as one character replaced by it (the
+    others, which the reading cuts out, kept): one array pass and a read per distinct character,
+    where ``str.translate`` looks each character up."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    wide = np.flatnonzero(codes > 0x7F)
+    distinct, inverse = np.unique(codes[wide], return_inverse=True)
+    reads = map(folds.__getitem__, distinct.tolist())
+    into = [ord(r) if len(r) == 1 else c for r, c in zip(reads, distinct.tolist())]
+    out = codes.copy()
+    out[wide] = np.array(into, np.uint32)[inverse]
+    return out.tobytes().decode("utf-32-le", "surrogatepass")
 
 
 def _split_cuts(tokens: list[str], parts: list[str]) -> tuple[list[int], list[int], list[int]]:
