@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from html.entities import html5
 from importlib.resources import files
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, repeat
 from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
@@ -205,7 +205,7 @@ class Canonical:
     text: str
     source: str
     reading: Reading = "plain"
-    cuts: Callable[[], tuple[Sequence[int], Sequence[int], Sequence[int]]] | None = field(
+    cuts: Callable[[], tuple[Sequence[int] | np.ndarray, ...]] | None = field(
         default=None, repr=False, compare=False
     )
     """Gives (firsts, lasts, sizes): the original spans ``[firsts[i], lasts[i])`` the reading
@@ -217,15 +217,15 @@ class Canonical:
         """The map as arrays (one vectorised pass over ``cuts``)."""
         firsts, lasts, sizes = self.cuts() if self.cuts is not None else ((), (), ())
         n = len(firsts)
-        after = np.fromiter(chain((0,), lasts), np.int64, n + 1)
-        before = np.fromiter(chain(firsts, (len(self.source),)), np.int64, n + 1)
+        after = np.concatenate([[0], np.asarray(lasts, np.int64)])
+        before = np.concatenate([np.asarray(firsts, np.int64), [len(self.source)]])
         # segments: copied stretch 0, cut 1, copied stretch 1, …, copied stretch n
         origins = np.empty(2 * n + 1, np.int64)
         origins[0::2], origins[1::2] = after, before[:-1]
         ends = np.empty(2 * n + 1, np.int64)
         ends[0::2], ends[1::2] = before, after[1:]
         size = np.empty(2 * n + 1, np.int64)
-        size[0::2], size[1::2] = before - after, np.fromiter(sizes, np.int64, n)
+        size[0::2], size[1::2] = before - after, np.asarray(sizes, np.int64)
         exact = np.zeros(2 * n + 1, bool)
         exact[0::2] = True
         keep = size > 0
@@ -381,10 +381,14 @@ def _one_to_one(text: str, folds: _FoldTable) -> str:
     return out.tobytes().decode("utf-32-le", "surrogatepass")
 
 
-def _split_cuts(tokens: list[str], parts: list[str]) -> tuple[list[int], list[int], list[int]]:
-    """The cuts of a split (``parts``: copied text and token reads, alternating)."""
-    bounds = list(accumulate(chain.from_iterable(zip(map(len, parts[0::2]), map(len, tokens)))))
-    return bounds[0::2], bounds[1::2], list(map(len, parts[1::2]))
+def _split_cuts(tokens: list[str], parts: list[str]) -> tuple[np.ndarray, ...]:
+    """The cuts of a split (``parts``: copied text and token reads, alternating), as arrays."""
+    n = len(tokens)
+    written = np.empty(2 * n, np.int64)  # copied stretch, token, copied stretch, token, …
+    written[0::2] = np.fromiter(map(len, parts[0:-1:2]), np.int64, n)
+    written[1::2] = np.fromiter(map(len, tokens), np.int64, n)
+    bounds = np.cumsum(written)
+    return bounds[0::2], bounds[1::2], np.fromiter(map(len, parts[1::2]), np.int64, n)
 
 
 def _beside_ampersand(text: str, odd: str, folds: _FoldTable) -> bool:
