@@ -17,15 +17,45 @@ from inspect_arenahard.judging.canonical import Canonical
 from inspect_arenahard.judging.integrity import judge_only, match_spans, readings
 
 # run on canonical text; no pattern has nested or overlapping unbounded quantifiers
-_ROLE_WORDS = (
-    r"(?:im_start|im_end|system|user|assistant|tool|ipython|endoftext|eot_id|eom_id|start_header_id"
-    r"|end_header_id|start_of_turn|end_of_turn|tool_call|tool_response|function_call|python_tag"
-    r"|tool_calls|tool_results)[ \t]{0,4}\|?>"
-    r"|(?:instruction|system|response|user|assistant)[ \t]*:"
-)
+_ROLE_PHRASES = (
+    (
+        (
+            "im_start", "im_end", "system", "user", "assistant", "tool", "ipython", "endoftext",
+            "eot_id", "eom_id", "start_header_id", "end_header_id", "start_of_turn", "end_of_turn",
+            "tool_call", "tool_response", "function_call", "python_tag", "tool_calls",
+            "tool_results",
+        ),
+        r"[ \t]{0,4}\|?>",
+    ),
+    (("instruction", "system", "response", "user", "assistant"), r"[ \t]*:"),
+)  # fmt: skip
+_ROLE_INITIALS = "".join(sorted({word[0] for words, _ in _ROLE_PHRASES for word in words}))
+
+
+def _first_letter_scan(phrases: tuple[tuple[tuple[str, ...], str], ...]) -> str:
+    """``\\b(?:word|…)rest|…`` written to start with the class of the words' first letters (the
+    word boundary checked behind the letter), so the scan passes over any other character at C
+    speed; behind it, each phrase's words grouped by that letter (in their order: words with
+    other letters never match where it stands)."""
+    initials = "".join(sorted({word[0] for words, _ in phrases for word in words}))
+    branches = []
+    for words, rest in phrases:
+        by_letter: dict[str, list[str]] = {}
+        for word in words:
+            by_letter.setdefault(word[0], []).append(word[1:])
+        tails = "|".join(f"(?<={k})(?:{'|'.join(v)})" for k, v in by_letter.items())
+        branches.append(f"(?:{tails}){rest}")
+    return rf"[{initials}](?<!\w.)(?:{'|'.join(branches)})"
+
+
+_ROLE_WORDS = "|".join(f"(?:{'|'.join(words)}){rest}" for words, rest in _ROLE_PHRASES)
 _ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
-_ROLE_INITIALS = "".join(sorted(set(re.findall(r"(?:^|\(\?:|(?<!\\)\|)([a-z])", _ROLE_WORDS))))
 _ROLE_WORD_LOWER = re.compile(f"(?=[{_ROLE_INITIALS}])(?:{_ROLE_WORDS})")
+"""Chat role markers and tool-call tags of the common chat templates (ChatML, Llama 3, Gemma,
+Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
+``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
+case-sensitive scan is faster); the opening before the word (``<|``, ``<``,
+``</``, ``##``) is checked by ``_role_markers``."""
 _OPEN_BEFORE_WORD = re.compile(
     rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|#(?<=^#)#{{1,2}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
     re.MULTILINE,
@@ -33,11 +63,6 @@ _OPEN_BEFORE_WORD = re.compile(
 """An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text); both
 branches start with their character (the line start is checked behind the first ``#``), so the
 scan passes over any other character at C speed."""
-"""Chat role markers and tool-call tags of the common chat templates (ChatML, Llama 3, Gemma,
-Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
-``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
-case-sensitive scan is several times faster); the opening before the word (``<|``, ``<``,
-``</``, ``##``) is checked by ``_role_markers``."""
 _ROLE_OPEN = re.compile(r"</?\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
 _OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|#(?<=^#)#{1,2}[ \t]{0,4}\n", re.MULTILINE)
 """An opening that ends at a line break (``_ROLE_OPEN`` also accepts a word after it on the
@@ -79,18 +104,6 @@ _TO_JUDGE_PHRASES = (
 """Words addressed to a judge, verdict words in their variants (``Assistant B's answer is far
 superior``; emphasis inside is removed by the rendered reading): each phrase is a word starting
 a word, then the rest."""
-
-
-def _first_letter_scan(phrases: tuple[tuple[tuple[str, ...], str], ...]) -> str:
-    """``\\b(?:word|…)rest|…`` written to start with the class of the words' first letters (the
-    word boundary checked behind the letter), so the scan passes over any other character at C
-    speed."""
-    initials = "".join(sorted({word[0] for words, _ in phrases for word in words}))
-    branches = "|".join(
-        "(?:" + "|".join(f"(?<={w[0]}){w[1:]}" for w in words) + f"){rest}"
-        for words, rest in phrases
-    )
-    return rf"[{initials}](?<!\w.)(?:{branches})"
 
 
 _TO_JUDGE = re.compile(_first_letter_scan(_TO_JUDGE_PHRASES), re.IGNORECASE)

@@ -45,11 +45,9 @@ is rewritten changes.
 
 from __future__ import annotations
 
-import operator
 import re
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, repeat
-from operator import itemgetter
+from itertools import chain, repeat
 from typing import Iterator, Literal, Mapping, NamedTuple
 
 import numpy as np
@@ -157,6 +155,7 @@ _RUN = "[" + "".join(c for c in map(chr, range(0x3001)) if c.isspace())
 """The characters of the run before a label: ``[`` and what ``\\s`` matches (``str.isspace``;
 every such character lies below U+3001, which a test checks)."""
 _LABEL_ENDS = frozenset(s[0] + s[-1] for s in LABEL_SPELLINGS)
+assert _LETTERS.isascii()
 _MARKER = re.compile(
     r"<\s*+\|(?:[^|<>\n]{0,100}+\|\s*+>"
     r"|\s*+(?:The\s++(?:Start|End)\s++of|User\s++(?:Prompt|Question)|Round\s++\d))"
@@ -175,7 +174,7 @@ def _five_point(text: str) -> Found:
         return Found("verdict_label", _BRACKETS, _NONE, _NONE)
     parts = _CHAIN.split(text)  # gap, (label, chained, after) per chain, …, gap
     n = len(parts) // 4
-    bounds = np.fromiter(accumulate(map(len, parts)), np.int64, len(parts))
+    bounds = np.fromiter(map(len, parts), np.int64, len(parts)).cumsum()
     label_start, label_end = bounds[0:-1:4], bounds[1::4]
     chained_end, end = bounds[2::4], bounds[3::4]
     gaps = parts[0:-1:4]
@@ -184,11 +183,8 @@ def _five_point(text: str) -> Found:
     opened = np.fromiter(map(str.rfind, gaps, repeat("[")), np.int64, n) >= kept
     labels = parts[1::4]
     bracketed = opened | (end > chained_end)
-    read = np.fromiter(  # the parser reads the label's letter pair
-        map(_LABEL_ENDS.__contains__, map(operator.add, map(_FIRST, labels), map(_LAST, labels))),
-        bool,
-        n,
-    )
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    read = _PAIRS[codes[label_start], codes[label_end - 1]]  # the parser reads the letter pair
     chain_ = chained_end > label_end
     single = bracketed & ~chain_ & read
     starts, ends = [start[single]], [end[single]]
@@ -211,7 +207,10 @@ def _five_point(text: str) -> Found:
     return Found("verdict_label", _BRACKETS, lo, hi)
 
 
-_FIRST, _LAST = itemgetter(0), itemgetter(-1)
+_PAIRS = np.zeros((128, 128), bool)
+"""Whether the parser reads a label with these first and last letters (ASCII codes)."""
+for _pair in _LABEL_ENDS:
+    _PAIRS[ord(_pair[0]), ord(_pair[1])] = True
 
 
 def _battle(text: str) -> Found:
