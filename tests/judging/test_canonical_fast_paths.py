@@ -99,6 +99,8 @@ def reference_mapped(canon: Canonical, found: list[Finding]) -> str:
 
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
+@example("&\uff47t;\u00e9&gtB&#x3e;&ampx&zz;")  # entities only: one written in a look-alike
+@example("\uff1c&gt&lt;")  # entities only, folded text beside them
 def test_split_reading_matches_the_token_by_token_reading(text: str) -> None:
     for reading in READINGS:
         fast, slow = canonical(text, reading), general(text, reading)

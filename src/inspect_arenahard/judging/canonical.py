@@ -356,6 +356,8 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
     else:
         parts = _scanner(reading, odd, False, False).split(text)
+        if len(parts) == 1:  # entities only: read from their own split
+            return _entities_only(text, reading, folds)
         pieces = list(map(_Reads(folds).__getitem__, parts[1::2]))
         bounds = list(accumulate(map(len, parts)))
         firsts, lasts, pieces = _with_entities(text, folds, bounds[0:-1:2], bounds[1::2], pieces)
@@ -365,6 +367,41 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     joined[0::2], joined[1::2] = copied, pieces
     sizes = list(map(len, pieces))
     return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
+
+
+def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
+    """The reading of a text whose only cuts are entities: the split of its entity candidates
+    gives the copied stretches, and each candidate that decodes is replaced by its read (and
+    what it leaves unread), with no slicing of the text."""
+    parts = _ENTITY_SPLIT.split(text)
+    reads = list(map(_Entities(folds).__getitem__, parts[1::2]))  # as written
+    if not text.isascii():  # the rest folded, one character for one
+        ends = list(accumulate(map(len, parts)))
+        parts = list(map(_one_to_one(text, folds).__getitem__, map(slice, [0, *ends], ends)))
+    candidates = parts[1::2]
+    lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+    where = (lengths.cumsum() - lengths)[1::2]
+    chosen = np.flatnonzero(
+        np.fromiter(map(operator.is_not, reads, repeat(None)), bool, len(reads))
+    )
+    read = list(map(reads.__getitem__, chosen.tolist()))
+    consumed = np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
+    texts = list(map(operator.itemgetter(0), read))
+    shown = texts[:]  # a read and what its candidate leaves unread
+    for k in np.flatnonzero(consumed < lengths[1::2][chosen]).tolist():
+        shown[k] += candidates[chosen[k]][consumed[k] :]
+    if len(chosen) == len(candidates):
+        parts[1::2] = shown
+    else:
+        replaced = np.array(candidates + [None], dtype=object)[:-1]  # a 1-d array of strings
+        replaced[chosen] = shown
+        parts[1::2] = replaced.tolist()
+    firsts = where[chosen]
+
+    def cuts() -> tuple[np.ndarray, ...]:
+        return firsts, firsts + consumed, np.fromiter(map(len, texts), np.int64, len(texts))
+
+    return Canonical("".join(parts), text, reading, cuts)
 
 
 def _one_to_one(text: str, folds: _FoldTable) -> str:
