@@ -40,7 +40,7 @@ from functools import cached_property, lru_cache, partial
 from html.entities import html5
 from importlib.resources import files
 from itertools import accumulate, repeat
-from typing import Callable, Iterable, Literal, NamedTuple, Sequence
+from typing import Callable, Iterable, Literal, NamedTuple, Sequence, cast
 
 import numpy as np
 
@@ -384,7 +384,7 @@ def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
     chosen = np.flatnonzero(
         np.fromiter(map(operator.is_not, reads, repeat(None)), bool, len(reads))
     )
-    read = list(map(reads.__getitem__, chosen.tolist()))
+    read = cast(list[tuple[str, int]], list(map(reads.__getitem__, chosen.tolist())))
     consumed = np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
     texts = list(map(operator.itemgetter(0), read))
     shown = texts[:]  # a read and what its candidate leaves unread

@@ -115,9 +115,6 @@ class Found(NamedTuple):
     starts: np.ndarray
     ends: np.ndarray
 
-    def __len__(self) -> int:  # type: ignore[override]
-        return len(self.starts)
-
 
 _BRACKETS = Rewrite(re.compile(r"[\[\]]"), {"[": "(", "]": ")"})
 _MARKER_REWRITE = Rewrite(re.compile(r"[<>|]"), {"<": "(", ">": ")", "|": ""})
@@ -290,7 +287,8 @@ def recognised(text: Canonical, protocol: Protocol) -> list[Found]:
         recognisers = _RECOGNISERS[protocol]
     except KeyError:
         raise ValueError(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
-    return [found for recognise in recognisers if len(found := recognise(text.text))]
+    found = [recognise(text.text) for recognise in recognisers]
+    return [spans for spans in found if len(spans.starts)]
 
 
 def findings(text: Canonical, protocol: Protocol) -> list[Finding]:
@@ -357,7 +355,7 @@ def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
         canon = canonical(text, reading)  # of the text as the previous reading left it
         found = recognised(canon, protocol)
         for spans in found:
-            counts[spans.kind] += len(spans)
+            counts[spans.kind] += len(spans.starts)
         if found:
             text = _rewritten(text, found) if canon.text == text else _mapped(canon, found)
     return Neutralised(text, counts)
