@@ -35,17 +35,18 @@ _ROLE_INITIALS = "".join(sorted({word[0] for words, _ in _ROLE_PHRASES for word 
 def _first_letter_scan(phrases: tuple[tuple[tuple[str, ...], str], ...]) -> str:
     """``\\b(?:word|…)rest|…`` written to start with the class of the words' first letters (the
     word boundary checked behind the letter), so the scan passes over any other character at C
-    speed; behind it, each phrase's words grouped by that letter (in their order: words with
-    other letters never match where it stands)."""
-    initials = "".join(sorted({word[0] for words, _ in phrases for word in words}))
-    branches = []
+    speed; then the letter is checked once, and only the phrases whose words start with it are
+    tried, in their order (words with other letters never match where it stands)."""
+    by_letter: dict[str, list[str]] = {}
     for words, rest in phrases:
-        by_letter: dict[str, list[str]] = {}
+        tails: dict[str, list[str]] = {}
         for word in words:
-            by_letter.setdefault(word[0], []).append(word[1:])
-        tails = "|".join(f"(?<={k})(?:{'|'.join(v)})" for k, v in by_letter.items())
-        branches.append(f"(?:{tails}){rest}")
-    return rf"[{initials}](?<!\w.)(?:{'|'.join(branches)})"
+            tails.setdefault(word[0], []).append(word[1:])
+        for letter, ends in tails.items():
+            by_letter.setdefault(letter, []).append(f"(?:{'|'.join(ends)}){rest}")
+    initials = "".join(sorted(by_letter))
+    branches = "|".join(f"(?<={k})(?:{'|'.join(v)})" for k, v in by_letter.items())
+    return rf"[{initials}](?<!\w.)(?:{branches})"
 
 
 _ROLE_WORDS = "|".join(f"(?:{'|'.join(words)}){rest}" for words, rest in _ROLE_PHRASES)
