@@ -23,9 +23,10 @@ readings cover this:
 recognised span is rewritten where it was written, whatever its spelling. Each reading is one
 pass over the text: one pattern splits it where the reading does not copy a character (runs of
 dropped or expanding characters, tags, LaTeX), with bounded or possessive patterns; entities are
-decoded from one split of their candidates, and a comment's end is found by a single search of
-the whole text. The map is built with array operations, and only when it is asked for (most
-texts are only searched).
+decoded from one split of their candidates, non-ASCII text is folded in one array pass (a read
+per distinct character), and a comment's end is found by a single search of the whole text. The
+map is built with array operations, and only when it is asked for (most texts are only
+searched).
 """
 
 from __future__ import annotations

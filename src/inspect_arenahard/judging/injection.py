@@ -32,23 +32,6 @@ _ROLE_PHRASES = (
 _ROLE_INITIALS = "".join(sorted({word[0] for words, _ in _ROLE_PHRASES for word in words}))
 
 
-def _first_letter_scan(phrases: tuple[tuple[tuple[str, ...], str], ...]) -> str:
-    """``\\b(?:word|…)rest|…`` written to start with the class of the words' first letters (the
-    word boundary checked behind the letter), so the scan passes over any other character at C
-    speed; then the letter is checked once, and only the phrases whose words start with it are
-    tried, in their order (words with other letters never match where it stands)."""
-    by_letter: dict[str, list[str]] = {}
-    for words, rest in phrases:
-        tails: dict[str, list[str]] = {}
-        for word in words:
-            tails.setdefault(word[0], []).append(word[1:])
-        for letter, ends in tails.items():
-            by_letter.setdefault(letter, []).append(f"(?:{'|'.join(ends)}){rest}")
-    initials = "".join(sorted(by_letter))
-    branches = "|".join(f"(?<={k})(?:{'|'.join(v)})" for k, v in by_letter.items())
-    return rf"[{initials}](?<!\w.)(?:{branches})"
-
-
 _ROLE_WORDS = "|".join(f"(?:{'|'.join(words)}){rest}" for words, rest in _ROLE_PHRASES)
 _ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
 _ROLE_WORD_LOWER = re.compile(f"(?=[{_ROLE_INITIALS}])(?:{_ROLE_WORDS})")
@@ -107,6 +90,23 @@ superior``; emphasis inside is removed by the rendered reading): each phrase is 
 a word, then the rest."""
 
 
+def _first_letter_scan(phrases: tuple[tuple[tuple[str, ...], str], ...]) -> str:
+    """``\\b(?:word|…)rest|…`` written to start with the class of the words' first letters (the
+    word boundary checked behind the letter), so the scan passes over any other character at C
+    speed; then the letter is checked once, and only the phrases whose words start with it are
+    tried, in their order (words with other letters never match where it stands)."""
+    by_letter: dict[str, list[str]] = {}
+    for words, rest in phrases:
+        tails: dict[str, list[str]] = {}
+        for word in words:
+            tails.setdefault(word[0], []).append(word[1:])
+        for letter, ends in tails.items():
+            by_letter.setdefault(letter, []).append(f"(?:{'|'.join(ends)}){rest}")
+    initials = "".join(sorted(by_letter))
+    branches = "|".join(f"(?<={k})(?:{'|'.join(v)})" for k, v in by_letter.items())
+    return rf"[{initials}](?<!\w.)(?:{branches})"
+
+
 _TO_JUDGE = re.compile(_first_letter_scan(_TO_JUDGE_PHRASES), re.IGNORECASE)
 """The judge-directed phrases, case ignored."""
 _TO_JUDGE_LOWER = re.compile(_TO_JUDGE.pattern.replace("[AB]", "[ab]"))
@@ -160,21 +160,14 @@ def _judge_only(canon: Canonical) -> Hits:
     return hits
 
 
-class _Readings:
-    """The hits of each reading of a text, a reading whose text equals one already scanned
-    reusing its hits (the recognisers read only the text)."""
-
-    def __init__(self, text: str) -> None:
-        self.scanned: list[tuple[str, Hits]] = []
-        self.text = text
-
-    def __iter__(self) -> Iterator[tuple[Canonical, Hits]]:
-        for canon in readings(self.text):
-            hits = next((h for t, h in self.scanned if t == canon.text), None)
-            if hits is None:
-                hits = _judge_only(canon)
-                self.scanned.append((canon.text, hits))
-            yield canon, hits
+def _scanned(text: str) -> Iterator[tuple[Canonical, Hits]]:
+    """Each reading of ``text`` with its hits; a reading whose text equals one already scanned
+    reuses its hits (the recognisers read only the text)."""
+    hits: dict[str, Hits] = {}
+    for canon in readings(text):
+        if canon.text not in hits:
+            hits[canon.text] = _judge_only(canon)
+        yield canon, hits[canon.text]
 
 
 def _key(text: str) -> str:
@@ -189,7 +182,7 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
     asked = _asked(prompt)
     found: dict[str, set[str]] = {}
     seen = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # original spans of earlier readings
-    for canon, hits in _Readings(answer):
+    for canon, hits in _scanned(answer):
         hits = [hit for hit in hits if len(hit[1])]
         if not hits:
             continue
@@ -221,7 +214,7 @@ def _asked(prompt: str) -> frozenset[str]:
     is read once however many answers it has."""
     return frozenset(
         _key(canon.text[start:end])
-        for canon, hits in _Readings(prompt)
+        for canon, hits in _scanned(prompt)
         for _, starts, ends in hits
         for start, end in zip(starts.tolist(), ends.tolist())
     )

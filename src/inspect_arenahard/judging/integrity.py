@@ -152,7 +152,18 @@ _RUN = "[" + "".join(c for c in map(chr, range(0x3001)) if c.isspace())
 """The characters of the run before a label: ``[`` and what ``\\s`` matches (``str.isspace``;
 every such character lies below U+3001, which a test checks)."""
 _LABEL_ENDS = frozenset(s[0] + s[-1] for s in LABEL_SPELLINGS)
-assert _LETTERS.isascii()
+
+
+def _letter_pairs() -> np.ndarray:
+    """Whether the parser reads a label with these first and last letters (by ASCII code: the
+    letters are ASCII)."""
+    pairs = np.zeros((128, 128), bool)
+    for ends in _LABEL_ENDS:
+        pairs[ord(ends[0]), ord(ends[1])] = True
+    return pairs
+
+
+_PAIRS = _letter_pairs()
 _MARKER = re.compile(
     r"<\s*+\|(?:[^|<>\n]{0,100}+\|\s*+>"
     r"|\s*+(?:The\s++(?:Start|End)\s++of|User\s++(?:Prompt|Question)|Round\s++\d))"
@@ -180,12 +191,12 @@ def _five_point(text: str) -> Found:
     opened = np.fromiter(map(str.rfind, gaps, repeat("[")), np.int64, n) >= kept
     labels = parts[1::4]
     bracketed = opened | (end > chained_end)
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    codes = _codes(text)
     read = _PAIRS[codes[label_start], codes[label_end - 1]]  # the parser reads the letter pair
-    chain_ = chained_end > label_end
-    single = bracketed & ~chain_ & read
+    several = chained_end > label_end  # chains of several labels
+    single = bracketed & ~several & read
     starts, ends = [start[single]], [end[single]]
-    for k in np.flatnonzero(bracketed & chain_).tolist():
+    for k in np.flatnonzero(bracketed & several).tolist():
         label, chained = labels[k], parts[4 * k + 2]
         first = int(label_end[k])
         if opened[k] and read[k]:
@@ -202,12 +213,6 @@ def _five_point(text: str) -> Found:
         order = np.argsort(lo, kind="stable")
         lo, hi = lo[order], hi[order]
     return Found("verdict_label", _BRACKETS, lo, hi)
-
-
-_PAIRS = np.zeros((128, 128), bool)
-"""Whether the parser reads a label with these first and last letters (ASCII codes)."""
-for _pair in _LABEL_ENDS:
-    _PAIRS[ord(_pair[0]), ord(_pair[1])] = True
 
 
 def _battle(text: str) -> Found:
