@@ -75,7 +75,8 @@ PROSE_PIECES = [
     "model", "output", " b's", " is ", " was ", " far ", " better", " the winner", "final",
     "my", " verdict", "Verdict", "verdicts", "Human", "Assistant", "System", "##", "###",
     "#######", "<|", "</", "<", "im_start", "system", "user", "tool_call", "tool_calls",
-    "\u017f", "\u212a", "\u0131",
+    "\u017f", "\u212a", "\u0131", "tool_results", "instruction", "start_header_id", "eot_id",
+    "python_tag", "|>", ">", " :", "response:",
 ]  # fmt: skip
 PROSE = st.lists(st.sampled_from(PROSE_PIECES), max_size=60).map("".join)
 
@@ -90,6 +91,7 @@ _REFERENCES = {
         re.MULTILINE,
     ),
     "_OPEN_BEFORE_BREAK": re.compile(r"</?\|?[ \t]{0,4}\n|^#{2,3}[ \t]{0,4}\n", re.MULTILINE),
+    "_ROLE_WORD_LOWER": re.compile(f"(?=[{injection._ROLE_INITIALS}])(?:{injection._ROLE_WORDS})"),
     "_OPEN_BEFORE_WORD": re.compile(
         rf"</?\|?[ \t]{{0,4}}(?=[{injection._ROLE_INITIALS}])"
         rf"|^#{{2,3}}[ \t]{{0,4}}(?=[{injection._ROLE_INITIALS}])",
