@@ -461,7 +461,7 @@ def _with_entities(
     chosen = np.flatnonzero(decoded).tolist()
     if not chosen:
         return firsts, lasts, pieces
-    read = [r for r in map(reads.__getitem__, chosen) if r is not None]  # all decode
+    read = cast(list[tuple[str, int]], list(map(reads.__getitem__, chosen)))  # all decode
     at = where[chosen]
     last = at + np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
     texts = list(map(operator.itemgetter(0), read))
