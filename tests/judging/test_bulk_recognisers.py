@@ -1,8 +1,9 @@
 """The recognisers' fast forms against their plain definitions, on generated text: the five-point
 recogniser (chains found letter-first in one split, the run before each read from the gap's end)
-against a scan of each chain with its run and a Python step per chain, and the scans rewritten
-to start with a character class (judge phrases, fake turns, role openings) against the patterns
-they stand for."""
+against a scan of each chain with its run and a Python step per chain, ScaleEval's headings read
+from the line break before them against their pattern, and the scans rewritten to start with a
+character class (judge phrases, fake turns, role openings and words) against the patterns they
+stand for."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspect_arenahard.judging import injection, integrity
+from inspect_arenahard.judging.scaleeval_verdicts import HEADING
 from inspect_arenahard.judging.verdicts import LABEL_SPELLINGS, LETTERS, sign_pattern
 
 _SIGN = sign_pattern(r"\s*+")
@@ -109,3 +111,19 @@ def test_scans_that_start_with_a_class_match_the_patterns_they_stand_for(text: s
             assert [m.span() for m in fast.finditer(scanned)] == [
                 m.span() for m in reference.finditer(scanned)
             ], (name, scanned)
+
+
+HEADING_PIECES = [
+    *"[]\n \t*_#>x2:", "\u3000", "\u2028", "\r\n", "[Question]", "[question]", "[Submission 1]",
+    "[submission  2 ]", "[Criteria", "User]", "[Speaker 2's turn]", "[speaker 1 [User]", "Speaker",
+    "## [Question]", "**[User]**", " > [Criteria]", "[\nQuestion\n]", "d[user]",
+]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(HEADING_PIECES), max_size=40).map("".join))
+def test_headings_read_from_the_line_break_match_the_heading_pattern(text: str) -> None:
+    found = integrity._headings(text)
+    assert list(zip(found.starts.tolist(), found.ends.tolist())) == [
+        m.span() for m in HEADING.finditer(text)
+    ]

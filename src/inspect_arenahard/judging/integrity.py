@@ -45,6 +45,7 @@ is rewritten changes.
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from itertools import chain, repeat
@@ -224,7 +225,22 @@ def _markers(text: str) -> Found:
 
 
 def _headings(text: str) -> Found:
-    return _found("delimiter", _BRACKETS, HEADING.finditer(text))
+    """ScaleEval's headings, scanned in the text after a line break so that a heading at a
+    line's start is found from that break (``_HEADING_AFTER_BREAK``)."""
+    after = "\n" + text
+    starts, ends = match_spans(_HEADING_AFTER_BREAK.finditer(after))
+    at_break = np.fromiter(
+        map(operator.eq, map(after.__getitem__, starts.tolist()), repeat("\n")), bool, len(starts)
+    )
+    return Found("delimiter", _BRACKETS, starts + at_break - 1, ends - 1)
+
+
+_HEADING_AFTER_BREAK = re.compile(HEADING.pattern.replace("(?m:^)", "\\n", 1))
+"""``HEADING`` with its line start read as the line break before it (the text is scanned with
+a break before it): both branches then start with a character (``[`` or the break), so the
+scan passes over any other character at C speed. A heading never starts with a break, and one
+that holds a break ends after the next line's start, so reading the break finds what
+``HEADING`` finds."""
 
 
 def _named_numbers(lines: str) -> tuple[np.ndarray, np.ndarray]:
