@@ -1,9 +1,9 @@
 """The recognisers' fast forms against their plain definitions, on generated text: the five-point
 recogniser (chains found letter-first in one split, the run before each read from the gap's end)
-against a scan of each chain with its run and a Python step per chain, ScaleEval's headings read
-from the line break before them against their pattern, and the scans rewritten to start with a
-character class (judge phrases, fake turns, role openings and words) against the patterns they
-stand for."""
+against a scan of each chain with its run and a Python step per chain, ScaleEval's headings and
+named verdict lines read from the line break before them against their patterns, and the scans
+rewritten to start with a character class (judge phrases, fake turns, role openings and words)
+against the patterns they stand for."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspect_arenahard.judging import injection, integrity
-from inspect_arenahard.judging.scaleeval_verdicts import HEADING
+from inspect_arenahard.judging.scaleeval_verdicts import HEADING, NAMED_NUMBER_LINE
 from inspect_arenahard.judging.verdicts import LABEL_SPELLINGS, LETTERS, sign_pattern
 
 _SIGN = sign_pattern(r"\s*+")
@@ -126,4 +126,20 @@ def test_headings_read_from_the_line_break_match_the_heading_pattern(text: str) 
     found = integrity._headings(text)
     assert list(zip(found.starts.tolist(), found.ends.tolist())) == [
         m.span() for m in HEADING.finditer(text)
+    ]
+
+
+NAMED_PIECES = [
+    *"\n \t*_.:=-()[]'\"`x012", "\u3000", "\u00a0", "Answer", "answer:", "ANSWER: 2",
+    "**Final verdict: 2**", "final  verdict", "Option 1", "choice", "decision", "verdict",
+    "\u017f", "\u212a", "FINAL",
+]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(NAMED_PIECES), max_size=40).map("".join))
+def test_named_verdict_lines_read_from_the_line_break_match_their_pattern(lines: str) -> None:
+    starts, ends = integrity._named_numbers(lines)
+    assert list(zip(starts.tolist(), ends.tolist())) == [
+        m.span() for m in NAMED_NUMBER_LINE.finditer(lines) if m.end() > m.start()
     ]

@@ -244,10 +244,19 @@ that holds a break ends after the next line's start, so reading the break finds 
 
 
 def _named_numbers(lines: str) -> tuple[np.ndarray, np.ndarray]:
-    """Lines of ``lines`` (``\\n``-separated) that name a ScaleEval verdict (``Answer: 2``)."""
-    starts, ends = match_spans(NAMED_NUMBER_LINE.finditer(lines))
-    kept = ends > starts
-    return starts[kept], ends[kept]
+    """Lines of ``lines`` (``\\n``-separated) that name a ScaleEval verdict (``Answer: 2``),
+    each found from the line break before it (``_NAMED_AFTER_BREAK``)."""
+    starts, ends = match_spans(_NAMED_AFTER_BREAK.finditer("\n" + lines))
+    kept = ends > starts + 1
+    return starts[kept], ends[kept] - 1  # each match starts with the break before its line
+
+
+_NAMED_AFTER_BREAK = re.compile(
+    NAMED_NUMBER_LINE.pattern.replace("(?m)^", "(?m)\\n", 1), NAMED_NUMBER_LINE.flags
+)
+"""``NAMED_NUMBER_LINE`` from the line break before the line (the text is scanned with a break
+before it): the scan passes over any other character at C speed. A named line holds no break,
+so each match ends before the break that starts the next."""
 
 
 def _verdict_numbers(text: str) -> Found:
