@@ -189,8 +189,8 @@ def test_a_ranking_reads_one_table_for_battles_and_judge_checks(games, judge, ca
     options = RankingOptions(judge=(judge,) if judge else None, category=category, rounds=5)
     try:
         ranking = rank(games, options)
-    except (ValueError, IndexError):  # IndexError: main's rules lookup on some empty selections
-        return  # a table the fits refuse (one model, no decisive game): not what is tested here
+    except ValueError:
+        return  # a table the fits refuse, or an empty selection (named): not what is tested here
     kept = [
         g
         for g in games
@@ -240,3 +240,17 @@ def test_cluster_index_is_numpys_unique_of_the_names(clusters):
         return
     expected = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)[1]
     assert cluster_index(clusters).tolist() == expected.ravel().tolist()
+
+
+def test_a_judge_without_battles_in_the_category_is_named_not_ranked_empty() -> None:
+    """Each filter alone is present, the two together select nothing: one clear error."""
+    games = [
+        {"question_id": f"q{i}", "model": "m", "baseline": "base", "judge": judge,
+         "category": category, "model_position": position, "label": "A>B", "game": game}
+        for i, (judge, category) in enumerate([("j1", "c1"), ("j2", "c2")])
+        for game, position in ((1, "A"), (2, "B"))
+    ]  # fmt: skip
+    with pytest.raises(
+        ValueError, match=r"no battles judged by 'j1' in category 'c2'; their categories: c1"
+    ):
+        rank(games, RankingOptions(judge=("j1",), category="c2", rounds=5))

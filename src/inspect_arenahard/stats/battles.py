@@ -132,8 +132,8 @@ def selection(
     wanted: str | None = None,
 ) -> np.ndarray:
     """Mask of the rows judged by one of ``judges`` and in category ``wanted`` (None: no filter);
-    an unknown judge or category is an error naming the ones present. Battles and raw game
-    records are selected by this one rule."""
+    an unknown judge or category, or judges with no battle in the category, is an error naming
+    what is present. Battles and raw game records are selected by this one rule."""
     mask = np.ones(len(judge), dtype=bool)
     if judges:
         _check_known("judge", judges, judge)
@@ -141,6 +141,13 @@ def selection(
     if wanted is not None:
         _check_known("category", [wanted], category)
         mask &= category == wanted
+    if judges and wanted is not None and not mask.any():
+        # each is present, but not together: say so rather than rank an empty selection
+        theirs = {c for c in category[np.isin(judge, list(judges))].tolist() if c is not None}
+        raise ValueError(
+            f"no battles judged by {', '.join(map(repr, judges))} in category {wanted!r}; "
+            f"their categories: {', '.join(sorted(theirs)) or 'none'}"
+        )
     return mask
 
 
