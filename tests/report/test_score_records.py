@@ -4,6 +4,7 @@ same flags and costs."""
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from collections import Counter
@@ -29,6 +30,7 @@ from inspect_arenahard.logs import reader
 from inspect_arenahard.report import costs
 from inspect_arenahard.report.audit_checks import (
     AuditedAnswer,
+    RecordedAnswer,
     audit_model,
     char_similarity,
     nearest_similarity,
@@ -330,3 +332,38 @@ def test_differing_bits_agree_without_numpy_popcount(monkeypatch: pytest.MonkeyP
     assert (fast.ravel() == np.array(brute).sum(axis=1)).all()
     monkeypatch.delattr(np, "bitwise_count")
     assert (module._differing_bits(words) == fast).all()
+
+
+def _tracked_reachable(*roots: object) -> int:
+    """Objects the garbage collector tracks that are reachable from ``roots`` (not through
+    their classes)."""
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
+            continue  # classes lead to their modules: not what a reader keeps
+        seen.add(id(obj))
+        stack.extend(gc.get_referents(obj))
+    return len(seen)
+
+
+def test_readers_keep_plain_values_the_collector_does_not_scan(logs: Path) -> None:
+    """What the audit and cost readers keep of a read is a few tracked objects per log, not
+    per sample: every collection during a read of many logs would rescan per-sample objects."""
+    answers, usage = AnswerReader(), costs.UsageReader()
+    result = reader.read_games([logs], reader.SampleReaders([answers, usage]))
+    samples = sum(run.samples for run in result.runs)
+    assert samples == 2 * N and sum(map(len, answers.records_by_log.values())) == samples
+    gc.collect()  # tuples of plain values are untracked by the collector's first looks
+    gc.collect()
+    assert _tracked_reachable(answers) <= 3 + 2 * len(
+        result.runs
+    )  # the reader, dicts, a list per log
+    assert _tracked_reachable(usage) < samples / 2  # the tallies: a count per role and model
+    as_objects = [  # the same records as objects: the measure sees them
+        RecordedAnswer(AnswerAudit.from_row(row), points)
+        for rows in answers.records_by_log.values()
+        for _, _, _, points, row in rows
+    ]
+    assert _tracked_reachable(as_objects) > samples
