@@ -93,7 +93,7 @@ class Battles:
 
     def categories(self) -> list[str]:
         """Distinct non-empty categories, sorted."""
-        return sorted({c for c in self.category if c is not None})
+        return sorted(distinct(self.category) - {None})
 
     def index(self, model: str) -> int:
         """Position of ``model`` in ``models``; a model with no battles is an error."""
@@ -127,6 +127,20 @@ class Battles:
             return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
+def held(column: np.ndarray) -> np.ndarray:
+    """Mask of the rows of an object column that hold a value (not None); one vectorised
+    comparison, where a Python loop over a million rows costs a tenth of a second."""
+    return ~np.equal(column, None)
+
+
+def distinct(column: np.ndarray) -> set[Any]:
+    """The distinct values of an object column, None among them when a row has none (battle
+    files leave judge, baseline and version None on every row: then no set is built)."""
+    present = held(column)
+    values = set(column[present].tolist()) if present.any() else set()
+    return values if present.all() else values | {None}
+
+
 def selection(
     judge: np.ndarray,
     category: np.ndarray,
@@ -147,7 +161,7 @@ def selection(
 
 
 def _check_known(what: str, wanted: Iterable[str], present: np.ndarray) -> None:
-    known = {v for v in present.tolist() if v is not None}
+    known = distinct(present) - {None}
     unknown = [w for w in wanted if w not in known]
     if unknown:
         raise ValueError(
