@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -93,7 +94,21 @@ class Battles:
 
     def categories(self) -> list[str]:
         """Distinct non-empty categories, sorted."""
-        return sorted(distinct(self.category) - {None})
+        return sorted(self.named("category"))
+
+    def named(self, column: str) -> set[Any]:
+        """The distinct values other than None of an object column (``category``, ``judge``,
+        ``baseline``, ``version``; an absent column has none), found once per container: every
+        table asks again."""
+        found = self._named.get(column)
+        if found is None:
+            values = getattr(self, column)
+            found = self._named[column] = set() if values is None else distinct(values) - {None}
+        return found
+
+    @cached_property
+    def _named(self) -> dict[str, set[Any]]:
+        return {}
 
     def index(self, model: str) -> int:
         """Position of ``model`` in ``models``; a model with no battles is an error."""

@@ -311,7 +311,7 @@ def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
                 f"baseline {requested!r} has no battles here; models: {', '.join(battles.models[i] for i in sorted(in_rows))}"
             )
         return requested
-    named = sorted(distinct(battles.baseline) - {None})
+    named = sorted(battles.named("baseline"))
     evaluated = _evaluated(battles) if len(named) > 1 else set()
     if set(named) & evaluated:
         fixed = set(named) - evaluated
@@ -560,7 +560,7 @@ def leaderboard(
         style=estimate.coefficients,
         unranked=unranked,
         degenerate=estimate.degenerate,
-        judges=tuple(sorted(distinct(battles.judge) - {None})),
+        judges=tuple(sorted(battles.named("judge"))),
         exclusions=Exclusions(*(int(np.sum(mask)) for mask in why.values())),
         bootstrap={m: estimate.samples[:, j] for j, m in enumerate(models)}
         if len(estimate.samples)
