@@ -145,7 +145,10 @@ class Battles:
 def held(column: np.ndarray) -> np.ndarray:
     """Mask of the rows of an object column that hold a value (not None); one vectorised
     comparison, where a Python loop over a million rows costs a tenth of a second."""
-    return ~np.equal(column, None)
+    return np.not_equal(column, _NONE)
+
+
+_NONE = np.array(None, dtype=object)
 
 
 def distinct(column: np.ndarray) -> set[Any]:
