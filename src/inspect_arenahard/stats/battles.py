@@ -96,18 +96,19 @@ class Battles:
         """Distinct non-empty categories, sorted."""
         return sorted(self.named("category"))
 
-    def named(self, column: str) -> set[Any]:
+    def named(self, column: str) -> frozenset[Any]:
         """The distinct values other than None of an object column (``category``, ``judge``,
         ``baseline``, ``version``; an absent column has none), found once per container: every
         table asks again."""
         found = self._named.get(column)
         if found is None:
             values = getattr(self, column)
-            found = self._named[column] = set() if values is None else distinct(values) - {None}
+            found = frozenset() if values is None else frozenset(distinct(values) - {None})
+            self._named[column] = found
         return found
 
     @cached_property
-    def _named(self) -> dict[str, set[Any]]:
+    def _named(self) -> dict[str, frozenset[Any]]:
         return {}
 
     def index(self, model: str) -> int:
