@@ -4,11 +4,11 @@ it, in the layout its readers already expect."""
 from __future__ import annotations
 
 import json
+import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-import tomllib
 
 import inspect_arenahard
 from inspect_arenahard.cli import main

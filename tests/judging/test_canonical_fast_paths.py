@@ -26,7 +26,7 @@ from inspect_arenahard.judging.canonical import (
     canonical,
 )
 from inspect_arenahard.judging.injection import _overlaps
-from inspect_arenahard.judging.integrity import PROTOCOLS, Finding, _mapped, findings
+from inspect_arenahard.judging.integrity import PROTOCOLS, Finding, _mapped, findings, recognised
 
 PIECES = [
     *"[]<>|=AB012 \n\t:*_`~^{}$\\&#;-!x",
@@ -99,6 +99,8 @@ def reference_mapped(canon: Canonical, found: list[Finding]) -> str:
 
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
+@example("&\uff47t;\u00e9&gtB&#x3e;&ampx&zz;")  # entities only: one written in a look-alike
+@example("\uff1c&gt&lt;")  # entities only, folded text beside them
 def test_split_reading_matches_the_token_by_token_reading(text: str) -> None:
     for reading in READINGS:
         fast, slow = canonical(text, reading), general(text, reading)
@@ -115,7 +117,8 @@ def test_vectorised_rewrite_matches_the_cell_by_cell_rule(text: str) -> None:
         for protocol in PROTOCOLS:
             found = findings(canon, protocol)
             if found:
-                assert _mapped(canon, found) == reference_mapped(canon, found), (text, protocol)
+                fast = _mapped(canon, recognised(canon, protocol))
+                assert fast == reference_mapped(canon, found), (text, protocol)
 
 
 @settings(max_examples=200, deadline=None)

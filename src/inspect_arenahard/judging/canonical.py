@@ -23,9 +23,10 @@ readings cover this:
 recognised span is rewritten where it was written, whatever its spelling. Each reading is one
 pass over the text: one pattern splits it where the reading does not copy a character (runs of
 dropped or expanding characters, tags, LaTeX), with bounded or possessive patterns; entities are
-decoded from one split of their candidates, and a comment's end is found by a single search of
-the whole text. The map is built with array operations, and only when it is asked for (most
-texts are only searched).
+decoded from one split of their candidates, non-ASCII text is folded in one array pass (a read
+per distinct character), and a comment's end is found by a single search of the whole text. The
+map is built with array operations, and only when it is asked for (most texts are only
+searched).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from html.entities import html5
 from importlib.resources import files
-from itertools import accumulate, chain, repeat
-from typing import Callable, Iterable, Literal, NamedTuple, Sequence
+from itertools import accumulate, repeat
+from typing import Callable, Iterable, Literal, NamedTuple, Sequence, cast
 
 import numpy as np
 
@@ -205,7 +206,7 @@ class Canonical:
     text: str
     source: str
     reading: Reading = "plain"
-    cuts: Callable[[], tuple[Sequence[int], Sequence[int], Sequence[int]]] | None = field(
+    cuts: Callable[[], tuple[Sequence[int] | np.ndarray, ...]] | None = field(
         default=None, repr=False, compare=False
     )
     """Gives (firsts, lasts, sizes): the original spans ``[firsts[i], lasts[i])`` the reading
@@ -217,15 +218,15 @@ class Canonical:
         """The map as arrays (one vectorised pass over ``cuts``)."""
         firsts, lasts, sizes = self.cuts() if self.cuts is not None else ((), (), ())
         n = len(firsts)
-        after = np.fromiter(chain((0,), lasts), np.int64, n + 1)
-        before = np.fromiter(chain(firsts, (len(self.source),)), np.int64, n + 1)
+        after = np.concatenate([[0], np.asarray(lasts, np.int64)])
+        before = np.concatenate([np.asarray(firsts, np.int64), [len(self.source)]])
         # segments: copied stretch 0, cut 1, copied stretch 1, …, copied stretch n
         origins = np.empty(2 * n + 1, np.int64)
         origins[0::2], origins[1::2] = after, before[:-1]
         ends = np.empty(2 * n + 1, np.int64)
         ends[0::2], ends[1::2] = before, after[1:]
         size = np.empty(2 * n + 1, np.int64)
-        size[0::2], size[1::2] = before - after, np.fromiter(sizes, np.int64, n)
+        size[0::2], size[1::2] = before - after, np.asarray(sizes, np.int64)
         exact = np.zeros(2 * n + 1, bool)
         exact[0::2] = True
         keep = size > 0
@@ -285,17 +286,20 @@ class Canonical:
         at = origins[k] + index - starts[k]
         return np.where(exactly, at, origins[k]), np.where(exactly, at + 1, ends[k])
 
-    def spellings(self, spans: Iterable[tuple[int, int]], sample: int = 1000) -> set[str]:
-        """How the canonical ``(start, end)`` spans were spelled in the original: ``raw`` for a
-        span written as the parser reads it, else what disguised it (``SPELLINGS``); the
-        first ``sample`` disguised spans stand for all (bounded work)."""
+    def spellings(
+        self, spans: Iterable[tuple[int, int]] | np.ndarray, sample: int = 1000
+    ) -> set[str]:
+        """How the canonical ``(start, end)`` spans (pairs, or an array of them) were spelled in
+        the original: ``raw`` for a span written as the parser reads it, else what disguised it
+        (``SPELLINGS``); the first ``sample`` disguised spans stand for all (bounded work)."""
         if self.text == self.source:
             return {"raw"}
         found: set[str] = set()
         disguised: list[str] = []
-        spans = list(spans)
-        for chunk in range(0, len(spans), 4 * sample):  # vectorised, stopping after the sample
-            first, last = np.array(spans[chunk : chunk + 4 * sample], np.int64).reshape(-1, 2).T
+        pairs = np.array(spans if isinstance(spans, np.ndarray) else list(spans), np.int64)
+        pairs = pairs.reshape(-1, 2)
+        for chunk in range(0, len(pairs), 4 * sample):  # vectorised, stopping after the sample
+            first, last = pairs[chunk : chunk + 4 * sample].T
             lo, hi = self.spans(first, last)
             written = list(map(self.source.__getitem__, map(slice, lo.tolist(), hi.tolist())))
             read = map(self.text.__getitem__, map(slice, first.tolist(), last.tolist()))
@@ -341,9 +345,11 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         # a token reads the same wherever it stands: one split, a read per distinct token
         parts = _scanner(reading, odd, False, False).split(text)
         tokens = parts[1::2]
-        parts[1::2] = map(_Reads(folds).__getitem__, tokens)
         if not text.isascii():  # an ASCII character outside the tokens reads as itself
-            parts[0::2] = map(str.translate, parts[0::2], repeat(folds))
+            ends = list(accumulate(map(len, parts)))
+            gaps = map(slice, [0, *ends[1::2]], ends[0::2])
+            parts[0::2] = map(_one_to_one(text, folds).__getitem__, gaps)
+        parts[1::2] = map(_Reads(folds).__getitem__, tokens)
         return Canonical("".join(parts), text, reading, partial(_split_cuts, tokens, parts))
     if closable or _beside_ampersand(text, odd, folds):
         # one token after another: a comment hides what follows up to its end, and a run with
@@ -351,22 +357,76 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
     else:
         parts = _scanner(reading, odd, False, False).split(text)
+        if len(parts) == 1:  # entities only: read from their own split
+            return _entities_only(text, reading, folds)
         pieces = list(map(_Reads(folds).__getitem__, parts[1::2]))
         bounds = list(accumulate(map(len, parts)))
         firsts, lasts, pieces = _with_entities(text, folds, bounds[0:-1:2], bounds[1::2], pieces)
-    copied = list(map(text.__getitem__, map(slice, [0, *lasts], [*firsts, len(text)])))
-    if not text.isascii():
-        copied = list(map(str.translate, copied, repeat(folds)))
+    read = text if text.isascii() else _one_to_one(text, folds)
+    copied = list(map(read.__getitem__, map(slice, [0, *lasts], [*firsts, len(text)])))
     joined: list[str] = [""] * (2 * len(pieces) + 1)
     joined[0::2], joined[1::2] = copied, pieces
     sizes = list(map(len, pieces))
     return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
 
 
-def _split_cuts(tokens: list[str], parts: list[str]) -> tuple[list[int], list[int], list[int]]:
-    """The cuts of a split (``parts``: copied text and token reads, alternating)."""
-    bounds = list(accumulate(chain.from_iterable(zip(map(len, parts[0::2]), map(len, tokens)))))
-    return bounds[0::2], bounds[1::2], list(map(len, parts[1::2]))
+def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
+    """The reading of a text whose only cuts are entities: the split of its entity candidates
+    gives the copied stretches, and each candidate that decodes is replaced by its read (and
+    what it leaves unread), with no slicing of the text."""
+    parts = _ENTITY_SPLIT.split(text)
+    reads = list(map(_Entities(folds).__getitem__, parts[1::2]))  # as written
+    if not text.isascii():  # the rest folded, one character for one
+        ends = list(accumulate(map(len, parts)))
+        parts = list(map(_one_to_one(text, folds).__getitem__, map(slice, [0, *ends], ends)))
+    candidates = parts[1::2]
+    lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+    where = (lengths.cumsum() - lengths)[1::2]
+    chosen = np.flatnonzero(
+        np.fromiter(map(operator.is_not, reads, repeat(None)), bool, len(reads))
+    )
+    read = cast(list[tuple[str, int]], list(map(reads.__getitem__, chosen.tolist())))
+    consumed = np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
+    texts = list(map(operator.itemgetter(0), read))
+    shown = texts[:]  # a read and what its candidate leaves unread
+    for k in np.flatnonzero(consumed < lengths[1::2][chosen]).tolist():
+        shown[k] += candidates[chosen[k]][consumed[k] :]
+    if len(chosen) == len(candidates):
+        parts[1::2] = shown
+    else:
+        replaced = np.array(candidates + [None], dtype=object)[:-1]  # a 1-d array of strings
+        replaced[chosen] = shown
+        parts[1::2] = replaced.tolist()
+    firsts = where[chosen]
+
+    def cuts() -> tuple[np.ndarray, ...]:
+        return firsts, firsts + consumed, np.fromiter(map(len, texts), np.int64, len(texts))
+
+    return Canonical("".join(parts), text, reading, cuts)
+
+
+def _one_to_one(text: str, folds: _FoldTable) -> str:
+    """``text`` with every character the reading reads as one character replaced by it (the
+    others, which the reading cuts out, kept): one array pass and a read per distinct character,
+    where ``str.translate`` looks each character up."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    wide = np.flatnonzero(codes > 0x7F)
+    distinct, inverse = np.unique(codes[wide], return_inverse=True)
+    reads = map(folds.__getitem__, distinct.tolist())
+    into = [ord(r) if len(r) == 1 else c for r, c in zip(reads, distinct.tolist())]
+    out = codes.copy()
+    out[wide] = np.array(into, np.uint32)[inverse]
+    return out.tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def _split_cuts(tokens: list[str], parts: list[str]) -> tuple[np.ndarray, ...]:
+    """The cuts of a split (``parts``: copied text and token reads, alternating), as arrays."""
+    n = len(tokens)
+    written = np.empty(2 * n, np.int64)  # copied stretch, token, copied stretch, token, …
+    written[0::2] = np.fromiter(map(len, parts[0:-1:2]), np.int64, n)
+    written[1::2] = np.fromiter(map(len, tokens), np.int64, n)
+    bounds = np.cumsum(written)
+    return bounds[0::2], bounds[1::2], np.fromiter(map(len, parts[1::2]), np.int64, n)
 
 
 def _beside_ampersand(text: str, odd: str, folds: _FoldTable) -> bool:
@@ -401,7 +461,7 @@ def _with_entities(
     chosen = np.flatnonzero(decoded).tolist()
     if not chosen:
         return firsts, lasts, pieces
-    read = [r for r in map(reads.__getitem__, chosen) if r is not None]  # all decode
+    read = cast(list[tuple[str, int]], list(map(reads.__getitem__, chosen)))  # all decode
     at = where[chosen]
     last = at + np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
     texts = list(map(operator.itemgetter(0), read))

@@ -8,35 +8,63 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import chain
 from typing import Iterable, Iterator
 
 import numpy as np
 
 from inspect_arenahard.judging.canonical import Canonical
-from inspect_arenahard.judging.integrity import judge_only, readings
+from inspect_arenahard.judging.integrity import judge_only, match_spans, readings
 
 # run on canonical text; no pattern has nested or overlapping unbounded quantifiers
-_ROLE_WORDS = (
-    r"(?:im_start|im_end|system|user|assistant|tool|ipython|endoftext|eot_id|eom_id|start_header_id"
-    r"|end_header_id|start_of_turn|end_of_turn|tool_call|tool_response|function_call|python_tag"
-    r"|tool_calls|tool_results)[ \t]{0,4}\|?>"
-    r"|(?:instruction|system|response|user|assistant)[ \t]*:"
-)
+_ROLE_PHRASES = (
+    (
+        (
+            "im_start", "im_end", "system", "user", "assistant", "tool", "ipython", "endoftext",
+            "eot_id", "eom_id", "start_header_id", "end_header_id", "start_of_turn", "end_of_turn",
+            "tool_call", "tool_response", "function_call", "python_tag", "tool_calls",
+            "tool_results",
+        ),
+        r"[ \t]{0,4}\|?>",
+    ),
+    (("instruction", "system", "response", "user", "assistant"), r"[ \t]*:"),
+)  # fmt: skip
+_ROLE_INITIALS = "".join(sorted({word[0] for words, _ in _ROLE_PHRASES for word in words}))
+
+
+def _by_first_letter(words: tuple[str, ...]) -> dict[str, list[str]]:
+    """The words' tails after their first letter, by that letter (in the words' order)."""
+    tails: dict[str, list[str]] = {}
+    for word in words:
+        tails.setdefault(word[0], []).append(word[1:])
+    return tails
+
+
+_ROLE_WORDS = "|".join(f"(?:{'|'.join(words)}){rest}" for words, rest in _ROLE_PHRASES)
 _ROLE_WORD = re.compile(_ROLE_WORDS, re.IGNORECASE)
-_ROLE_INITIALS = "".join(sorted(set(re.findall(r"(?:^|\(\?:|(?<!\\)\|)([a-z])", _ROLE_WORDS))))
-_ROLE_WORD_LOWER = re.compile(f"(?=[{_ROLE_INITIALS}])(?:{_ROLE_WORDS})")
-_OPEN_BEFORE_WORD = re.compile(
-    rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|^#{{2,3}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
-    re.MULTILINE,
+_ROLE_WORD_LOWER = re.compile(
+    "|".join(
+        f"{letter}(?:{'|'.join(tails)}){rest}"
+        for words, rest in _ROLE_PHRASES
+        for letter, tails in _by_first_letter(words).items()
+    )
 )
-"""An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text)."""
 """Chat role markers and tool-call tags of the common chat templates (ChatML, Llama 3, Gemma,
 Phi, Hermes/Qwen tool calls, Alpaca's ``### Response:``), matched from their word (runs of
 ``<`` cost nothing) in the lowercased text where lowercasing keeps the offsets (a
-case-sensitive scan is several times faster); the opening before the word (``<|``, ``<``,
-``</``, ``##``) is checked by ``_role_markers``."""
+case-sensitive scan is faster: each alternative starts with its letter, so the regex engine
+skips any other character at C speed and tries only the words with the letter it stands on, in
+their order); the opening before the word (``<|``, ``<``, ``</``, ``##``) is checked by
+``_role_markers``."""
+_OPEN_BEFORE_WORD = re.compile(
+    rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|#(?<=^#)#{{1,2}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
+    re.MULTILINE,
+)
+"""An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text); both
+branches start with their character (the line start is checked behind the first ``#``), so the
+scan passes over any other character at C speed."""
 _ROLE_OPEN = re.compile(r"</?\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
-_OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|^#{2,3}[ \t]{0,4}\n", re.MULTILINE)
+_OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|#(?<=^#)#{1,2}[ \t]{0,4}\n", re.MULTILINE)
 """An opening that ends at a line break (``_ROLE_OPEN`` also accepts a word after it on the
 next line)."""
 _ROLE_TAGS = (
@@ -49,23 +77,53 @@ _ROLE_TAGS = (
 """Mistral's ``[INST]``/``[/INST]``, ``[TOOL_CALLS]``… and Llama 2's ``<<SYS>>``: found by their
 tail with ``str.find`` (a run of brackets costs nothing)."""
 _TURN = re.compile(
-    r"^(?:Human|Assistant|System)[ \t]*+:|^#{1,6}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
+    "|".join(f"{w[0]}(?<=^{w[0]}){w[1:]}[ \\t]*+:" for w in ("Human", "Assistant", "System"))
+    + r"|#(?<=^#)#{0,5}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
     re.MULTILINE,
 )
 """A fake turn at a line's start (``Human:``, ``Assistant:``, ``System:``) or a verdict heading
-(``## Verdict``)."""
-_SIDE = r"(?:assistant|answer|response|model|output)[ \t]*+[AB](?:'s|\u2019s)?(?:[ \t]++(?:answer|response|output))?"
-_TO_JUDGE = re.compile(
-    r"\b(?:judge|evaluator|grader|rater|assessor|reviewer)s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)"
-    r"|\b(?:ignore|disregard|forget)\s++(?:all\s++|any\s++)?(?:of\s++)?(?:the\s++|your\s++)?(?:previous|prior|above|earlier|other)\b"
-    rf"|\b{_SIDE}[ \t]++(?:is|was)[ \t]++(?:(?:far|much|significantly|slightly|clearly|definitely|vastly|considerably|substantially|way)[ \t]++)?(?:better|superior|stronger|preferred|preferable|the[ \t]++(?:better|winner|best|stronger))"
-    r"|\b(?:final|my)[ \t]++verdict\b",
-    re.IGNORECASE,
+(``## Verdict``). Each branch starts with its first character (the line start is checked behind
+it), so the scan passes over any other character at C speed."""
+_TO_JUDGE_PHRASES = (
+    (
+        ("judge", "evaluator", "grader", "rater", "assessor", "reviewer"),
+        r"s?\b[^.\n]{0,80}\b(?:ignore|disregard|must|output|verdict|prefer|choose|select|rate|score|favou?r)",
+    ),
+    (
+        ("ignore", "disregard", "forget"),
+        r"\s++(?:all\s++|any\s++)?(?:of\s++)?(?:the\s++|your\s++)?(?:previous|prior|above|earlier|other)\b",
+    ),
+    (
+        ("assistant", "answer", "response", "model", "output"),
+        r"[ \t]*+[AB](?:'s|\u2019s)?(?:[ \t]++(?:answer|response|output))?[ \t]++(?:is|was)[ \t]++"
+        r"(?:(?:far|much|significantly|slightly|clearly|definitely|vastly|considerably|substantially|way)[ \t]++)?"
+        r"(?:better|superior|stronger|preferred|preferable|the[ \t]++(?:better|winner|best|stronger))",
+    ),
+    (("final", "my"), r"[ \t]++verdict\b"),
 )
 """Words addressed to a judge, verdict words in their variants (``Assistant B's answer is far
-superior``; emphasis inside is removed by the rendered reading)."""
+superior``; emphasis inside is removed by the rendered reading): each phrase is a word starting
+a word, then the rest."""
+
+
+def _first_letter_scan(phrases: tuple[tuple[tuple[str, ...], str], ...]) -> str:
+    """``\\b(?:word|…)rest|…`` written to start with the class of the words' first letters (the
+    word boundary checked behind the letter), so the scan passes over any other character at C
+    speed; then the letter is checked once, and only the phrases whose words start with it are
+    tried, in their order (words with other letters never match where it stands)."""
+    by_letter: dict[str, list[str]] = {}
+    for words, rest in phrases:
+        for letter, tails in _by_first_letter(words).items():
+            by_letter.setdefault(letter, []).append(f"(?:{'|'.join(tails)}){rest}")
+    initials = "".join(sorted(by_letter))
+    branches = "|".join(f"(?<={k})(?:{'|'.join(v)})" for k, v in by_letter.items())
+    return rf"[{initials}](?<!\w.)(?:{branches})"
+
+
+_TO_JUDGE = re.compile(_first_letter_scan(_TO_JUDGE_PHRASES), re.IGNORECASE)
+"""The judge-directed phrases, case ignored."""
 _TO_JUDGE_LOWER = re.compile(_TO_JUDGE.pattern.replace("[AB]", "[ab]"))
-"""``_TO_JUDGE`` for lowercased text (a case-sensitive scan is twice as fast); it matches where
+"""``_TO_JUDGE`` for lowercased text (a case-sensitive scan is faster); it matches where
 ``_TO_JUDGE`` does unless the text holds a character that matches a Latin letter only when case
 is ignored (``_CASE_EXTRAS``) or lowercases to two."""
 _CASE_EXTRAS = re.compile("[\u0130\u0131\u017f]")
@@ -89,20 +147,40 @@ INJECTION_KINDS: tuple[str, ...] = (
 """What the ``injection`` check counts (the evidence's kinds)."""
 
 
-def _judge_only(canon: Canonical) -> Iterator[tuple[str, int, int]]:
-    """(kind, start, end) of every span of ``canon`` that a judge or a chat template writes."""
+Hits = list[tuple[str, np.ndarray, np.ndarray]]
+"""What a reading holds: (kind, starts, ends) per recogniser, canonical spans in the order found."""
+
+
+def _judge_only(canon: Canonical) -> Hits:
+    """(kind, starts, ends) of the spans of ``canon`` that a judge or a chat template writes."""
     text = canon.text
-    for kind, f in judge_only(canon):
-        if kind == "battle_label" and not _LINE_END.match(text, f.end):
-            continue
-        yield kind, f.start, f.end
+    hits: Hits = []
+    for kind, found in judge_only(canon):
+        starts, ends = found.starts, found.ends
+        if kind == "battle_label" and len(starts):
+            ends_line = [_LINE_END.match(text, end) is not None for end in ends.tolist()]
+            starts, ends = starts[ends_line], ends[ends_line]
+        hits.append((kind, starts, ends))
     lowered = text.lower()
     folded = len(lowered) == len(text)  # lowercasing kept every offset
-    for start, end in _role_markers(text, lowered if folded else None):
-        yield "role_marker", start, end
+    markers = np.fromiter(
+        chain.from_iterable(_role_markers(text, lowered if folded else None)), np.int64
+    )
+    hits.append(("role_marker", markers[0::2], markers[1::2]))
     lower_scan = folded and _CASE_EXTRAS.search(text) is None
-    for m in _TO_JUDGE_LOWER.finditer(lowered) if lower_scan else _TO_JUDGE.finditer(text):
-        yield "judge_instruction", m.start(), m.end()
+    pattern, scanned = (_TO_JUDGE_LOWER, lowered) if lower_scan else (_TO_JUDGE, text)
+    hits.append(("judge_instruction", *match_spans(pattern.finditer(scanned))))
+    return hits
+
+
+def _scanned(text: str) -> Iterator[tuple[Canonical, Hits]]:
+    """Each reading of ``text`` with its hits; a reading whose text equals one already scanned
+    reuses its hits (the recognisers read only the text)."""
+    hits: dict[str, Hits] = {}
+    for canon in readings(text):
+        if canon.text not in hits:
+            hits[canon.text] = _judge_only(canon)
+        yield canon, hits[canon.text]
 
 
 def _key(text: str) -> str:
@@ -116,26 +194,29 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
     written in (``inspect_arenahard.judging.canonical.SPELLINGS``)."""
     asked = _asked(prompt)
     found: dict[str, set[str]] = {}
-    seen = (
-        np.zeros(0, np.int64),
-        np.zeros(0, np.int64),
-    )  # original spans found in an earlier reading
-    for canon in readings(answer):
-        hits = list(_judge_only(canon))
+    seen = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # original spans of earlier readings
+    for canon, hits in _scanned(answer):
+        hits = [hit for hit in hits if len(hit[1])]
         if not hits:
             continue
-        kinds, starts, ends = zip(*hits)
-        first, last = np.array(starts, np.int64), np.array(ends, np.int64)
+        first = np.concatenate([starts for _, starts, _ in hits])
+        last = np.concatenate([ends for _, _, ends in hits])
         lo, hi = canon.spans(first, last)
         fresh = ~_overlaps(seen, lo, hi)
         if asked:
             text = canon.text
-            fresh &= np.array([_key(text[a:b]) not in asked for a, b in zip(starts, ends)])
-        spans: dict[str, list[tuple[int, int]]] = {}
-        for k in np.flatnonzero(fresh).tolist():
-            spans.setdefault(kinds[k], []).append((starts[k], ends[k]))
-        for kind, where in spans.items():
-            found.setdefault(kind, set()).update(canon.spellings(where))
+            fresh &= np.fromiter(
+                (_key(text[a:b]) not in asked for a, b in zip(first.tolist(), last.tolist())),
+                bool,
+                len(first),
+            )
+        at = 0
+        for kind, starts, ends in hits:
+            mine = fresh[at : at + len(starts)]
+            at += len(starts)
+            if mine.any():
+                spans = np.stack([starts[mine], ends[mine]], axis=1)
+                found.setdefault(kind, set()).update(canon.spellings(spans))
         seen = _sorted_spans(np.concatenate([seen[0], lo]), np.concatenate([seen[1], hi]))
     return found
 
@@ -146,8 +227,9 @@ def _asked(prompt: str) -> frozenset[str]:
     is read once however many answers it has."""
     return frozenset(
         _key(canon.text[start:end])
-        for canon in readings(prompt)
-        for _, start, end in _judge_only(canon)
+        for canon, hits in _scanned(prompt)
+        for _, starts, ends in hits
+        for start, end in zip(starts.tolist(), ends.tolist())
     )
 
 

@@ -45,9 +45,10 @@ is rewritten changes.
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
-from operator import itemgetter
+from itertools import chain, repeat
 from typing import Iterator, Literal, Mapping, NamedTuple
 
 import numpy as np
@@ -97,8 +98,7 @@ class Rewrite:
 
 
 class Finding(NamedTuple):
-    """A recognised span: its kind, canonical span and its rewrite (a tuple: texts can hold
-    tens of thousands)."""
+    """A recognised span: its kind, canonical span and its rewrite."""
 
     kind: str
     start: int
@@ -106,9 +106,31 @@ class Finding(NamedTuple):
     rewrite: Rewrite
 
 
+class Found(NamedTuple):
+    """The spans one recogniser found, in bulk: one kind, one rewrite, and the canonical
+    ``[starts[i], ends[i])`` in ascending order (texts can hold hundreds of thousands; no
+    object is built per span)."""
+
+    kind: str
+    rewrite: Rewrite
+    starts: np.ndarray
+    ends: np.ndarray
+
+
 _BRACKETS = Rewrite(re.compile(r"[\[\]]"), {"[": "(", "]": ")"})
 _MARKER_REWRITE = Rewrite(re.compile(r"[<>|]"), {"<": "(", ">": ")", "|": ""})
 _DIGIT_WORDS = Rewrite(re.compile(r"[012]"), {"0": "zero", "1": "one", "2": "two"})
+_NONE = np.zeros(0, np.int64)
+
+
+def match_spans(matches: Iterator[re.Match[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the matches, gathered without a Python step per match."""
+    flat = np.fromiter(chain.from_iterable(map(re.Match.span, matches)), np.int64)
+    return flat[0::2], flat[1::2]
+
+
+def _found(kind: str, rewrite: Rewrite, matches: Iterator[re.Match[str]]) -> Found:
+    return Found(kind, rewrite, *match_spans(matches))
 
 
 _LETTERS = LETTERS
@@ -119,17 +141,30 @@ the letter pairs the parser reads."""
 _LAST_CORE = re.compile(rf"[{_LETTERS}]\s*+(?:{_SIGN})\s*+")
 """The last label of a chain, read backwards up to its first letter (the signs read the same
 backwards)."""
-_LABEL = re.compile(
-    rf"(?=[\s\[{_LETTERS}])(?<![\s\[])([\s\[]*+)({_CORE.pattern})"
-    rf"((?:\s*+(?:{_SIGN})\s*+[{_LETTERS}])*+)((?:\s*+\])*+)"
-)
-"""A maximal chain of labels sharing their letters (``A>B>A``), with the run of spaces and
-opening brackets before it and the closing brackets after it. Only a chain's first label can
-touch an opening bracket and only its last a closing one, so each chain is read once, however
-long; a run is scanned from its start only (the look-behind), so a run of brackets costs
-nothing either. The first check (a character a match can start with) lets the scan pass over
-any other character at once."""
-_LABEL_ENDS = frozenset((s[0], s[-1]) for s in LABEL_SPELLINGS)
+_CHAIN = re.compile(rf"({_CORE.pattern})((?:\s*+(?:{_SIGN})\s*+[{_LETTERS}])*+)((?:\s*+\])*+)")
+"""A maximal chain of labels sharing their letters (``A>B>A``) with the closing brackets after
+it. Only a chain's first label can touch an opening bracket and only its last a closing one, so
+each chain is read once, however long. It starts with a letter, so the scan passes over any
+other character at C speed; its three groups cover the whole match, so one split of the text
+gives every chain and its parts. The run of spaces and opening brackets before a chain is read
+backwards from the text before it (a chain ends with a letter or ``]``, so that run never
+reaches into the chain before)."""
+_RUN = "[" + "".join(c for c in map(chr, range(0x3001)) if c.isspace())
+"""The characters of the run before a label: ``[`` and what ``\\s`` matches (``str.isspace``;
+every such character lies below U+3001, which a test checks)."""
+_LABEL_ENDS = frozenset(s[0] + s[-1] for s in LABEL_SPELLINGS)
+
+
+def _letter_pairs() -> np.ndarray:
+    """Whether the parser reads a label with these first and last letters (by ASCII code: the
+    letters are ASCII)."""
+    pairs = np.zeros((128, 128), bool)
+    for ends in _LABEL_ENDS:
+        pairs[ord(ends[0]), ord(ends[1])] = True
+    return pairs
+
+
+_PAIRS = _letter_pairs()
 _MARKER = re.compile(
     r"<\s*+\|(?:[^|<>\n]{0,100}+\|\s*+>"
     r"|\s*+(?:The\s++(?:Start|End)\s++of|User\s++(?:Prompt|Question)|Round\s++\d))"
@@ -141,77 +176,112 @@ _OTHER_BREAKS = re.compile("[" + re.escape(LINE_BREAKS.replace("\n", "")) + "]")
 ``str.translate`` with a table is a Python lookup per character on non-ASCII text)."""
 
 
-def _five_point(text: str) -> Iterator[Finding]:
+def _five_point(text: str) -> Found:
+    """Five-point labels with a bracket on either side: one split of the text gives every
+    chain's parts and offsets, and only chains of several labels take a Python step."""
     if not any(ch in text for ch in "<>="):
-        return
-    ends, new = (
-        _LABEL_ENDS,
-        tuple.__new__,
-    )  # bound once: a chain can hold a label every 5 characters
-    for match in _LABEL.finditer(text):
-        before, label, chained, after = match.groups()
-        opened = "[" in before
-        if not opened and not after:
-            continue
-        if not chained:  # one label
-            if (label[0], label[-1]) in ends:
-                yield new(Finding, ("verdict_label", match.start(), match.end(), _BRACKETS))
-            continue
-        first = match.start() + len(before) + len(label)
-        if opened and (label[0], label[-1]) in ends:
-            yield Finding("verdict_label", match.start(), first, _BRACKETS)
+        return Found("verdict_label", _BRACKETS, _NONE, _NONE)
+    parts = _CHAIN.split(text)  # gap, (label, chained, after) per chain, …, gap
+    n = len(parts) // 4
+    bounds = np.fromiter(map(len, parts), np.int64, len(parts)).cumsum()
+    label_start, label_end = bounds[0:-1:4], bounds[1::4]
+    chained_end, end = bounds[2::4], bounds[3::4]
+    gaps = parts[0:-1:4]
+    kept = np.fromiter(map(len, map(str.rstrip, gaps, repeat(_RUN))), np.int64, n)
+    start = label_start - np.fromiter(map(len, gaps), np.int64, n) + kept  # the runs' starts
+    opened = np.fromiter(map(str.rfind, gaps, repeat("[")), np.int64, n) >= kept
+    labels = parts[1::4]
+    bracketed = opened | (end > chained_end)
+    codes = _codes(text)
+    read = _PAIRS[codes[label_start], codes[label_end - 1]]  # the parser reads the letter pair
+    several = chained_end > label_end  # chains of several labels
+    single = bracketed & ~several & read
+    starts, ends = [start[single]], [end[single]]
+    for k in np.flatnonzero(bracketed & several).tolist():
+        label, chained = labels[k], parts[4 * k + 2]
+        first = int(label_end[k])
+        if opened[k] and read[k]:
+            starts.append(start[k : k + 1])
+            ends.append(np.array([first], np.int64))
         backwards = _LAST_CORE.match(f"{label[-1]}{chained}"[::-1])
         assert backwards is not None  # a chain ends with a label
         last = first + len(chained) - 1 - backwards.end()
-        if after and (text[last], chained[-1]) in ends:
-            yield Finding("verdict_label", last, match.end(), _BRACKETS)
+        if end[k] > chained_end[k] and text[last] + chained[-1] in _LABEL_ENDS:
+            starts.append(np.array([last], np.int64))
+            ends.append(end[k : k + 1])
+    lo, hi = np.concatenate(starts), np.concatenate(ends)
+    if len(starts) > 1:
+        order = np.argsort(lo, kind="stable")
+        lo, hi = lo[order], hi[order]
+    return Found("verdict_label", _BRACKETS, lo, hi)
 
 
-def _battle(text: str) -> Iterator[Finding]:
-    for match in BATTLE_LABEL.finditer(text):
-        yield Finding("verdict_label", match.start(), match.end(), _BRACKETS)
+def _battle(text: str) -> Found:
+    return _found("verdict_label", _BRACKETS, BATTLE_LABEL.finditer(text))
 
 
-def _markers(text: str) -> Iterator[Finding]:
-    for match in _MARKER.finditer(text):
-        yield Finding("delimiter", match.start(), match.end(), _MARKER_REWRITE)
+def _markers(text: str) -> Found:
+    return _found("delimiter", _MARKER_REWRITE, _MARKER.finditer(text))
 
 
-def _headings(text: str) -> Iterator[Finding]:
-    for match in HEADING.finditer(text):
-        yield Finding("delimiter", match.start(), match.end(), _BRACKETS)
+def _headings(text: str) -> Found:
+    """ScaleEval's headings, scanned in the text after a line break so that a heading at a
+    line's start is found from that break (``_HEADING_AFTER_BREAK``)."""
+    after = "\n" + text
+    starts, ends = match_spans(_HEADING_AFTER_BREAK.finditer(after))
+    at_break = np.fromiter(
+        map(operator.eq, map(after.__getitem__, starts.tolist()), repeat("\n")), bool, len(starts)
+    )
+    return Found("delimiter", _BRACKETS, starts + at_break - 1, ends - 1)
 
 
-def _named_numbers(lines: str) -> Iterator[Finding]:
-    """Lines of ``lines`` (``\\n``-separated) that name a ScaleEval verdict (``Answer: 2``)."""
-    for match in NAMED_NUMBER_LINE.finditer(lines):
-        if match.end() > match.start():
-            yield Finding("scaleeval_number", match.start(), match.end(), _DIGIT_WORDS)
+_HEADING_AFTER_BREAK = re.compile(HEADING.pattern.replace("(?m:^)", "\\n", 1))
+"""``HEADING`` with its line start read as the line break before it (the text is scanned with
+a break before it): both branches then start with a character (``[`` or the break), so the
+scan passes over any other character at C speed. A heading never starts with a break, and one
+that holds a break ends after the next line's start, so reading the break finds what
+``HEADING`` finds."""
 
 
-def _verdict_numbers(text: str) -> Iterator[Finding]:
+def _named_numbers(lines: str) -> tuple[np.ndarray, np.ndarray]:
+    """Lines of ``lines`` (``\\n``-separated) that name a ScaleEval verdict (``Answer: 2``),
+    each found from the line break before it (``_NAMED_AFTER_BREAK``)."""
+    starts, ends = match_spans(_NAMED_AFTER_BREAK.finditer("\n" + lines))
+    kept = ends > starts + 1
+    return starts[kept], ends[kept] - 1  # each match starts with the break before its line
+
+
+_NAMED_AFTER_BREAK = re.compile(
+    NAMED_NUMBER_LINE.pattern.replace("(?m)^", "(?m)\\n", 1), NAMED_NUMBER_LINE.flags
+)
+"""``NAMED_NUMBER_LINE`` from the line break before the line (the text is scanned with a break
+before it): the scan passes over any other character at C speed. A named line holds no break,
+so each match ends before the break that starts the next."""
+
+
+def _verdict_numbers(text: str) -> Found:
     """What ScaleEval's parser could read as a verdict if a judge showed ``text``: every line
     naming its verdict, and a lone digit, named or bare, on the last non-blank line (where a
     judge that quotes the text's end and stops would show it)."""
     if not any(d in text for d in "012"):
-        return
+        return Found("scaleeval_number", _DIGIT_WORDS, _NONE, _NONE)
     lines = _OTHER_BREAKS.sub("\n", text)  # the line breaks ScaleEval's parser splits on
-    named = list(_named_numbers(lines))
-    yield from named
+    starts, ends = _named_numbers(lines)
     end = len(lines.rstrip())  # the end of the last non-blank line
     start = lines.rfind("\n", 0, end) + 1
-    if LONE_NUMBER.fullmatch(lines, start, end) and not (named and named[-1].start == start):
-        yield Finding("scaleeval_number", start, end, _DIGIT_WORDS)
+    if LONE_NUMBER.fullmatch(lines, start, end) and not (len(starts) and starts[-1] == start):
+        starts, ends = np.append(starts, start), np.append(ends, end)
+    return Found("scaleeval_number", _DIGIT_WORDS, starts, ends)
 
 
-def _judge_named_numbers(text: str) -> Iterator[Finding]:
-    if any(d in text for d in "012"):
-        yield from _named_numbers(_OTHER_BREAKS.sub("\n", text))
+def _judge_named_numbers(text: str) -> Found:
+    if not any(d in text for d in "012"):
+        return Found("scaleeval_verdict", _DIGIT_WORDS, _NONE, _NONE)
+    return Found("scaleeval_verdict", _DIGIT_WORDS, *_named_numbers(_OTHER_BREAKS.sub("\n", text)))
 
 
-def _criteria(text: str) -> Iterator[Finding]:
-    for match in CRITERIA_LABEL.finditer(text):
-        yield Finding("criteria_label", match.start(), match.end(), _BRACKETS)
+def _criteria(text: str) -> Found:
+    return _found("criteria_label", _BRACKETS, CRITERIA_LABEL.finditer(text))
 
 
 _RECOGNISERS = {
@@ -231,23 +301,34 @@ _JUDGE_ONLY = (
 )
 
 
-def judge_only(text: Canonical) -> Iterator[tuple[str, Finding]]:
-    """Every span of the canonical ``text`` that a judge of any protocol writes, named for the
-    audit (``verdict_label`` and ``delimiter`` as pairwise, ``battle_label``,
+def judge_only(text: Canonical) -> Iterator[tuple[str, Found]]:
+    """What a judge of any protocol writes in the canonical ``text``, per recogniser, named for
+    the audit (``verdict_label`` and ``delimiter`` as pairwise, ``battle_label``,
     ``scaleeval_heading``, ``scaleeval_verdict``: a line naming its verdict, since a bare
     ``2`` ending a text is common in honest answers)."""
     for name, recognise in _JUDGE_ONLY:
-        for f in recognise(text.text):
-            yield name, f
+        yield name, recognise(text.text)
 
 
-def findings(text: Canonical, protocol: Protocol) -> list[Finding]:
-    """Every span of the canonical ``text`` that ``protocol``'s parsers or delimiters could read."""
+def recognised(text: Canonical, protocol: Protocol) -> list[Found]:
+    """What ``protocol``'s parsers or delimiters could read in the canonical ``text``, in bulk
+    (one ``Found`` per recogniser, empty ones left out)."""
     try:
         recognisers = _RECOGNISERS[protocol]
     except KeyError:
         raise ValueError(f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
-    return [f for recognise in recognisers for f in recognise(text.text)]
+    found = [recognise(text.text) for recognise in recognisers]
+    return [spans for spans in found if len(spans.starts)]
+
+
+def findings(text: Canonical, protocol: Protocol) -> list[Finding]:
+    """Every span of the canonical ``text`` that ``protocol``'s parsers or delimiters could
+    read, one ``Finding`` each."""
+    return [
+        Finding(found.kind, start, end, found.rewrite)
+        for found in recognised(text, protocol)
+        for start, end in zip(found.starts.tolist(), found.ends.tolist())
+    ]
 
 
 # ---- neutralising --------------------------------------------------------------------------
@@ -270,8 +351,8 @@ class Neutralised:
         return {"total": self.total, **{k: v for k, v in self.spans.items() if v}}
 
 
-def _rewritten(text: str, found: list[Finding]) -> str:
-    """``text`` with every finding rewritten, where the canonical form is ``text`` itself."""
+def _rewritten(text: str, found: list[Found]) -> str:
+    """``text`` with every span found rewritten, where the canonical form is ``text`` itself."""
     return _mapped(Canonical(text, text, "raw"), found)
 
 
@@ -302,32 +383,26 @@ def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
         if not _differs(reading, text):
             continue  # reads as the plain reading
         canon = canonical(text, reading)  # of the text as the previous reading left it
-        found = findings(canon, protocol)
-        for f in found:
-            counts[f.kind] += 1
+        found = recognised(canon, protocol)
+        for spans in found:
+            counts[spans.kind] += len(spans.starts)
         if found:
             text = _rewritten(text, found) if canon.text == text else _mapped(canon, found)
     return Neutralised(text, counts)
 
 
-def _targets(
-    canon: Canonical, found: list[Finding]
-) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
-    """The canonical indices of the characters the findings rewrite (ascending) and what each
-    becomes (``_Replacements``): the characters of each rewrite's ``targets`` inside its
-    findings' spans (rewrites never share a target, so a character has one replacement)."""
+def _targets(canon: Canonical, found: list[Found]) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+    """The canonical indices of the characters the spans found rewrite (ascending) and what each
+    becomes (``_Replacements``): the characters of each rewrite's ``targets`` inside its spans
+    (rewrites never share a target, so a character has one replacement)."""
     codes = _codes(canon.text)
     size = len(codes) + 1
     inside = np.zeros(len(codes), bool)
     into: dict[int, str] = {}
-    kinds = set(map(id, map(_REWRITE, found)))
-    rewrites = (
-        {id(f.rewrite): f.rewrite for f in found} if len(kinds) > 1 else {0: found[0].rewrite}
-    )
-    for rewrite in rewrites.values():
-        mine = found if len(kinds) == 1 else [f for f in found if f.rewrite is rewrite]
-        lo = np.fromiter(map(_START, mine), np.int64, len(mine))
-        hi = np.fromiter(map(_END, mine), np.int64, len(mine))
+    for rewrite in {id(spans.rewrite): spans.rewrite for spans in found}.values():
+        mine = [spans for spans in found if spans.rewrite is rewrite]
+        lo = np.concatenate([spans.starts for spans in mine])
+        hi = np.concatenate([spans.ends for spans in mine])
         depth = np.cumsum(np.bincount(lo, minlength=size) - np.bincount(hi, minlength=size))
         targets = {ord(c): r for c, r in rewrite.into.items()}
         inside |= (depth[:-1] > 0) & np.isin(codes, list(targets))
@@ -340,7 +415,6 @@ def _targets(
     return index, replaced, longer
 
 
-_REWRITE, _START, _END = itemgetter(3), itemgetter(1), itemgetter(2)
 _REMOVED, _LONGER = -1, -2
 """Replacements as codes: a character's code point, or ``_REMOVED`` (``""``), or ``_LONGER``
 (a longer text, kept beside the codes by position)."""
@@ -357,8 +431,8 @@ def _codes(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
 
 
-def _mapped(canon: Canonical, found: list[Finding]) -> str:
-    """The original of ``canon`` with every finding rewritten where it was written.
+def _mapped(canon: Canonical, found: list[Found]) -> str:
+    """The original of ``canon`` with every span found rewritten where it was written.
 
     A rewritten character of an exact segment replaces its original; one of an entity or an
     expanding character replaces the whole of it (the segment's reading, rewritten, in its first

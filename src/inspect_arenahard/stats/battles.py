@@ -15,26 +15,24 @@ from typing import Any
 
 import numpy as np
 
-from inspect_arenahard.stats.game_record import BATTLE_FIELDS, check_game
-from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, weighted_points
+from inspect_arenahard.stats.game_record import BATTLE_FIELDS
+from inspect_arenahard.stats.game_table import (
+    A_POINTS,
+    STRONG,
+    STYLE_COLUMNS,
+    GameTable,
+    game_table,
+    record_named,
+    style_vector,
+)
+from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
-STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
-"""Per-answer style sums kept for style control: token count, then h1–h6, list-item and bold counts."""
+__all__ = ["STYLE_COLUMNS", "style_vector"]  # re-exported: battles are where style sums are read
 
 WINNER_POINTS: dict[str, float] = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 """Points of ``model_a`` for each ``winner`` value of a battle file (Chatbot Arena's vocabulary)."""
 
 _BATTLE_FIELDS = ("question_id", "model_a", "model_b", "winner")
-
-
-def style_vector(features: Mapping[str, Any]) -> tuple[float, float, float, float]:
-    """(tokens, headers, lists, bold) of one answer's ``StyleFeatures`` (sums over their sub-counts)."""
-    return (
-        float(features["token_len"]),
-        float(sum(features["header_count"].values())),
-        float(sum(features["list_count"].values())),
-        float(sum(features["bold_count"].values())),
-    )
 
 
 @dataclass(frozen=True)
@@ -167,8 +165,8 @@ def selection(
     wanted: str | None = None,
 ) -> np.ndarray:
     """Mask of the rows judged by one of ``judges`` and in category ``wanted`` (None: no filter);
-    an unknown judge or category is an error naming the ones present. Battles and raw game
-    records are selected by this one rule."""
+    an unknown judge or category, or judges with no battle in the category, is an error naming
+    what is present. Battles and raw game records are selected by this one rule."""
     mask = np.ones(len(judge), dtype=bool)
     if judges:
         _check_known("judge", judges, judge)
@@ -176,6 +174,13 @@ def selection(
     if wanted is not None:
         _check_known("category", [wanted], category)
         mask &= category == wanted
+    if judges and wanted is not None and not mask.any():
+        # each is present, but not together: say so rather than rank an empty selection
+        theirs = {c for c in category[np.isin(judge, list(judges))].tolist() if c is not None}
+        raise ValueError(
+            f"no battles judged by {', '.join(map(repr, judges))} in category {wanted!r}; "
+            f"their categories: {', '.join(sorted(theirs)) or 'none'}"
+        )
     return mask
 
 
@@ -248,8 +253,11 @@ class _Columns:
         )
 
 
-def from_games(games: Iterable[Mapping[str, Any]], strong_weight: int | None = None) -> Battles:
-    """Battles from judge game records (``inspect_arenahard.stats.game_record.GameRecord``).
+def from_games(
+    games: GameTable | Iterable[Mapping[str, Any]], strong_weight: int | None = None
+) -> Battles:
+    """Battles from judge game records (``inspect_arenahard.stats.game_record.GameRecord``) or
+    their ``GameTable``.
 
     Each game is one row with the model at position A as ``a``; a strong verdict weighs
     ``strong_weight``, by default the records' own ``strong_weight`` (the weight the judge
@@ -258,63 +266,58 @@ def from_games(games: Iterable[Mapping[str, Any]], strong_weight: int | None = N
     false or no label) and games of a model against itself (no information) are kept with NaN
     points: excluded from fits, counted per model.
     """
-    games = list(games)
-    weight_of_records = strong_weight if strong_weight is not None else records_weight(games)
-    columns = _Columns()
-    for i, game in enumerate(games):
-        where = f"game record {i}"
-        if isinstance(game, Mapping):
-            where += f" (question_id={game.get('question_id')!r}, model={game.get('model')!r})"
-        check_game(game, where, BATTLE_FIELDS)
-        model, baseline, position = (
-            str(game["model"]),
-            str(game["baseline"]),
-            game["model_position"],
-        )
-        question_id, label = game["question_id"], game.get("label")
-        model_a, model_b = (model, baseline) if position == "A" else (baseline, model)
-        points, weight = np.nan, 1.0
-        if label is not None and game.get("parsed", True) and model != baseline:
-            weighted, weight = weighted_points(label, "A", weight_of_records)
-            points = weighted / weight
-        style_a, style_b = _game_style(game.get("style"), position, where)
-        columns.add(
-            model_a, model_b, points, weight, question_id, game.get("category"), game.get("judge"), baseline, style_a, style_b,
-            game.get("version"), int(game.get("epoch") or 1),
-        )  # fmt: skip
-    return columns.build()
+    table = game_table(games, BATTLE_FIELDS, record_named)
+    weight_of_records = strong_weight if strong_weight is not None else table_weight(table)
+    if table.malformed_style.any():
+        i = int(np.argmax(table.malformed_style))
+        raise ValueError(f"{record_named(i, table.records[i])}: {table.style_error()}")
+    counted = table.parsed & (table.model != table.baseline)
+    label = np.where(counted, table.label, 0)
+    points = np.where(counted, A_POINTS[label], np.nan)
+    weight = np.where(counted & STRONG[label], float(weight_of_records), 1.0)
+    a = np.where(table.position_a, table.model, table.baseline)
+    b = np.where(table.position_a, table.baseline, table.model)
+    names = np.array(table.models, dtype=object)
+    style_a = style_b = None
+    if table.model_style is not None and table.baseline_style is not None:
+        at_a = table.position_a[:, None]
+        style_a = np.where(at_a, table.model_style, table.baseline_style)
+        style_b = np.where(at_a, table.baseline_style, table.model_style)
+    return Battles(
+        models=table.models, a=a, b=b, points=points, weight=weight,
+        question_id=table.question_id, category=table.category, judge=table.judge,
+        baseline=names[table.baseline],
+        style_a=style_a, style_b=style_b, version=table.version, epoch=table.epoch,
+    )  # fmt: skip
 
 
-def records_weight(games: Sequence[Mapping[str, Any]]) -> float:
+def records_weight(games: GameTable | Sequence[Mapping[str, Any]]) -> float:
     """The strong weight the records were scored with; different weights are an error naming a
     log of each (pass an explicit weight to rank them under one)."""
-    found: dict[float, str] = {}
-    for game in games:
-        if isinstance(game, Mapping):
-            weight = game.get("strong_weight")
-            found.setdefault(
-                STRONG_WEIGHT if weight is None else float(weight), str(game.get("log", "records"))
-            )
+    if isinstance(games, GameTable):
+        return table_weight(games)
+    records = [g for g in games if isinstance(g, Mapping)]
+    weights = [g.get("strong_weight") for g in records]
+    return _one_weight(np.array([np.nan if w is None else float(w) for w in weights]), records)
+
+
+def table_weight(table: GameTable) -> float:
+    """``records_weight`` of a table's records."""
+    return _one_weight(table.strong_weight, table.records)
+
+
+def _one_weight(weights: np.ndarray, records: Sequence[Mapping[str, Any]] | np.ndarray) -> float:
+    weights = np.where(np.isnan(weights), float(STRONG_WEIGHT), weights)
+    found, first = np.unique(weights, return_index=True)
     if len(found) > 1:
-        detail = ", ".join(f"{w:g} in {log}" for w, log in sorted(found.items()))
+        detail = ", ".join(
+            f"{w:g} in {records[i].get('log', 'records')}" for w, i in zip(found.tolist(), first)
+        )
         raise ValueError(
             f"games scored with different strong weights ({detail}); pass --strong-weight to rank "
             "them under one weight"
         )
-    return next(iter(found), float(STRONG_WEIGHT))
-
-
-def _game_style(
-    style: Any, position: str, where: str
-) -> tuple[Sequence[float] | None, Sequence[float] | None]:
-    """(style of A, style of B) from a record's ``{"model": ..., "baseline": ...}`` metadata."""
-    if style is None:
-        return None, None
-    try:
-        model, baseline = style_vector(style["model"]), style_vector(style["baseline"])
-    except (KeyError, TypeError, AttributeError) as ex:
-        raise ValueError(f"{where}: malformed style metadata ({type(ex).__name__}: {ex})") from None
-    return (model, baseline) if position == "A" else (baseline, model)
+    return float(found[0]) if len(found) else float(STRONG_WEIGHT)
 
 
 def from_battle_rows(

@@ -17,9 +17,10 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 import numpy as np
 
 from inspect_arenahard.stats.agreement import AgreementSummary, judge_agreement
-from inspect_arenahard.stats.game_record import GameRecord, check_game
+from inspect_arenahard.stats.game_record import RECORD_FIELDS, GameRecord, check_game
+from inspect_arenahard.stats.game_table import GameTable, game_table
 from inspect_arenahard.stats.model_families import model_family
-from inspect_arenahard.stats.verdict_points import normalize_label, outcome_for, weighted_points
+from inspect_arenahard.stats.verdict_points import LABELS, outcome_for, weighted_points
 
 VERBOSE_POLICY = "verbose-policy"
 
@@ -44,10 +45,6 @@ def model_outcome(record: GameRecord) -> int | None:
     points, strong = outcome_for(label, record["model_position"])
     sign = 0 if points == 0.5 else (1 if points == 1.0 else -1)
     return sign * (2 if strong else 1)
-
-
-def _prompt_key(record: GameRecord) -> tuple[Hashable, ...]:
-    return record["judge"], record["question_id"], record["model"], record["baseline"]
 
 
 # ---------------------------------------------------------------- position bias / consistency
@@ -116,37 +113,40 @@ class JudgeGames:
         return np.array([label == "A=B" for label in self.labels], dtype=bool)
 
 
-def judge_games(records: Iterable[GameRecord]) -> list[JudgeGames]:
-    """Each judge's ``JudgeGames``, in name order."""
-    by_judge: dict[str, list[GameRecord]] = defaultdict(list)
-    for record in checked(records):
-        by_judge[record["judge"]].append(record)
+def judge_games(records: GameTable | Iterable[GameRecord]) -> list[JudgeGames]:
+    """Each judge's ``JudgeGames``, in name order, from the records or their table (each
+    record checked to have every ``RECORD_FIELDS`` field)."""
+    table = game_table(records, RECORD_FIELDS)
+    pairs = _swap_pairs(table)
+    longer_won, has_longer = _longer_won(table)
+    labels = np.array(LABELS, dtype=object)
     out = []
-    for judge in sorted(by_judge):
-        games = by_judge[judge]
-        parsed = [(r, label) for r in games if (label := _parsed_label(r)) is not None]
-        pairs, incomplete = _swap_pairs(games)
-        outcomes = [(model_outcome(first), model_outcome(second)) for first, second in pairs]
-        longer = [(r["question_id"], won) for r, _ in parsed if (won := _longer_won(r)) is not None]
+    present = np.unique(table.judge_code).tolist()
+    for code in sorted(present, key=lambda c: table.judges[c]):
+        judge = table.judges[code]
+        rows = np.flatnonzero(table.judge_code == code)
+        parsed = rows[table.parsed[rows]]
+        longer = parsed[has_longer[parsed]]
+        mine = pairs.judge == code
         out.append(
             JudgeGames(
                 judge=judge,
-                n_games=len(games),
-                labels=tuple(str(normalize_label(label)) for _, label in parsed),
-                label_prompts=tuple(r["question_id"] for r, _ in parsed),
-                pair_prompts=tuple(first["question_id"] for first, _ in pairs),
-                pair_same=np.array([np.sign(a) == np.sign(b) for a, b in outcomes], dtype=bool),  # type: ignore[arg-type]
-                pair_same_strict=np.array([a == b for a, b in outcomes], dtype=bool),
-                pair_slot=tuple(_slot_won_both(first, second) for first, second in pairs),
-                n_incomplete=incomplete,
-                longer_prompts=tuple(q for q, _ in longer),
-                longer_won=np.array([won for _, won in longer], dtype=bool),
+                n_games=len(rows),
+                labels=tuple(labels[table.label[parsed]].tolist()),
+                label_prompts=tuple(table.question_id[parsed].tolist()),
+                pair_prompts=tuple(table.question_id[pairs.first[mine]].tolist()),
+                pair_same=pairs.same[mine],
+                pair_same_strict=pairs.same_strict[mine],
+                pair_slot=tuple(pairs.slot[mine].tolist()),
+                n_incomplete=int(np.sum(pairs.incomplete_judge == code)),
+                longer_prompts=tuple(table.question_id[longer].tolist()),
+                longer_won=longer_won[longer],
             )
         )
     return out
 
 
-def position_analysis(records: Iterable[GameRecord]) -> list[PositionStats]:
+def position_analysis(records: GameTable | Iterable[GameRecord]) -> list[PositionStats]:
     """Position bias (win rate of each slot over parsed games, with a two-sided binomial test
     of A vs B among decisive games) and position consistency (share of prompts whose two
     swapped games give the contestant the same outcome: win/tie/loss, and with strength)."""
@@ -182,40 +182,80 @@ def position_analysis(records: Iterable[GameRecord]) -> list[PositionStats]:
     return result
 
 
-def _swap_pairs(games: list[GameRecord]) -> tuple[list[tuple[GameRecord, GameRecord]], int]:
-    """The complete swapped pairs (game 1 first) and the number of incomplete prompts: a game
-    missing, unparsed, or not in swapped positions."""
-    prompts: dict[tuple[Hashable, ...], dict[Any, GameRecord]] = defaultdict(dict)
-    for record in games:
-        slot = prompts[_prompt_key(record)]
-        if record["game"] in slot:
-            raise ValueError(
-                f"duplicate game {record['game']} for judge {record['judge']!r}, question "
-                f"{record['question_id']!r}, model {record['model']!r} vs {record['baseline']!r}"
-            )
-        slot[record["game"]] = record
-    complete: list[tuple[GameRecord, GameRecord]] = []
-    incomplete = 0
-    for slot in prompts.values():
-        pair = [slot[k] for k in sorted(slot, key=str)]
-        if (
-            len(pair) != 2
-            or any(model_outcome(r) is None for r in pair)
-            or pair[0]["model_position"] == pair[1]["model_position"]
-        ):
-            incomplete += 1
-            continue
-        complete.append((pair[0], pair[1]))
-    return complete, incomplete
+@dataclass(frozen=True)
+class _SwapPairs:
+    """The complete swapped pairs of a table (both games parsed, positions swapped), each
+    judge's in the order its prompts first appear, and the judge of each incomplete prompt."""
+
+    judge: np.ndarray
+    first: np.ndarray
+    """Row of each pair's first game (by game number)."""
+    same: np.ndarray
+    same_strict: np.ndarray
+    slot: np.ndarray
+    """``A`` or ``B`` when that position won both games, else ``""``."""
+    incomplete_judge: np.ndarray
 
 
-def _slot_won_both(first: GameRecord, second: GameRecord) -> str:
-    """``A`` or ``B`` when that position won both swapped games, else ``""``."""
-    winners = set()
-    for record in (first, second):
-        points = outcome_for(str(_parsed_label(record)), "A")[0]
-        winners.add("A" if points == 1.0 else "B" if points == 0.0 else "")
-    return winners.pop() if len(winners) == 1 else ""
+def _swap_pairs(table: GameTable) -> _SwapPairs:
+    """Games grouped by (judge, question, model, baseline) by sorting codes: a prompt whose two
+    games are parsed and in swapped positions is a complete pair; any other (a game missing,
+    unparsed, or both in one position) is incomplete. A game number twice in one prompt is an
+    error naming it."""
+    prompts, models = int(table.prompt.max(initial=-1)) + 1, len(table.models)
+    key = (table.judge_code * prompts + table.prompt) * models + table.model
+    key = key * models + table.baseline
+    games, game_code = table.games, table.game_code
+    _check_duplicates(table, key, game_code, len(games))
+    by_text = np.argsort(np.array([str(g) for g in games], dtype=object), kind="stable")
+    game_rank = np.empty(len(games), dtype=np.int64)
+    game_rank[by_text] = np.arange(len(games))
+    _, first_seen, prompt_of, counts = np.unique(
+        key, return_index=True, return_inverse=True, return_counts=True
+    )
+    order = np.lexsort((game_rank[game_code], prompt_of))
+    start = np.cumsum(counts) - counts
+    two = counts == 2
+    first = order[start[two]]
+    second = order[start[two] + 1]
+    complete = (
+        table.parsed[first]
+        & table.parsed[second]
+        & (table.position_a[first] != table.position_a[second])
+    )
+    by_appearance = np.argsort(first_seen[two][complete], kind="stable")
+    first, second = first[complete][by_appearance], second[complete][by_appearance]
+    outcome = table.outcome
+    winner = np.array(["B", "", "A"], dtype=object)[
+        np.sign(np.where(table.position_a, outcome, -outcome)).astype(np.int64) + 1
+    ]
+    return _SwapPairs(
+        judge=table.judge_code[first],
+        first=first,
+        same=np.sign(outcome[first]) == np.sign(outcome[second]),
+        same_strict=outcome[first] == outcome[second],
+        slot=np.where(winner[first] == winner[second], winner[first], ""),
+        incomplete_judge=np.r_[
+            table.judge_code[first_seen[~two]], table.judge_code[order[start[two][~complete]]]
+        ],
+    )
+
+
+def _check_duplicates(table: GameTable, key: np.ndarray, game_code: np.ndarray, games: int) -> None:
+    """A ``ValueError`` naming the game a judge's prompt holds twice (the first met, judges in
+    name order)."""
+    _, first = np.unique(key * max(games, 1) + game_code, return_index=True)
+    repeated = np.ones(len(key), dtype=bool)
+    repeated[first] = False
+    if not repeated.any():
+        return
+    judge_rank = np.argsort(np.argsort(np.array(table.judges, dtype=object), kind="stable"))
+    rows = np.flatnonzero(repeated)
+    record = table.records[rows[np.lexsort((rows, judge_rank[table.judge_code[rows]]))[0]]]
+    raise ValueError(
+        f"duplicate game {record['game']} for judge {record['judge']!r}, question "
+        f"{record['question_id']!r}, model {record['model']!r} vs {record['baseline']!r}"
+    )
 
 
 # ---------------------------------------------------------------- judge-judge agreement
@@ -410,17 +450,37 @@ def verbose_policy(records: Iterable[GameRecord]) -> list[dict[str, Any]]:
     return out
 
 
-def _longer_won(record: GameRecord) -> bool | None:
-    """Whether the longer answer won a decisive game; None for a tie, an unparsed game or
-    answers of equal or unknown length."""
-    outcome = model_outcome(record)
-    model_len, base_len = _token_len(record, "model"), _token_len(record, "baseline")
-    if not outcome or model_len is None or base_len is None or model_len == base_len:
-        return None
-    return (outcome > 0) == (model_len > base_len)
+def _longer_won(table: GameTable) -> tuple[np.ndarray, np.ndarray]:
+    """(the longer answer won, the game counts): a decisive parsed game whose answers differ
+    in length (and are both known) counts."""
+    model_len, base_len = _token_lengths(table)
+    outcome = table.outcome
+    counts = (
+        table.parsed
+        & (outcome != 0)
+        & ~np.isnan(model_len)
+        & ~np.isnan(base_len)
+        & (model_len != base_len)
+    )
+    return (outcome > 0) == (model_len > base_len), counts
 
 
-def longer_answer_preference(records: Iterable[GameRecord]) -> dict[str, dict[str, float]]:
+def _token_lengths(table: GameTable) -> tuple[np.ndarray, np.ndarray]:
+    """Token counts of each game's model and baseline answers (NaN where unknown)."""
+    if table.model_style is None or table.baseline_style is None:
+        return np.full(len(table), np.nan), np.full(len(table), np.nan)
+    model_len, base_len = table.model_style[:, 0].copy(), table.baseline_style[:, 0].copy()
+    for i in np.flatnonzero(table.malformed_style):  # read what is there, as the record has it
+        model_len[i], base_len[i] = (
+            np.nan if (n := _token_len(table.records[i], side)) is None else n
+            for side in ("model", "baseline")
+        )
+    return model_len, base_len
+
+
+def longer_answer_preference(
+    records: GameTable | Iterable[GameRecord],
+) -> dict[str, dict[str, float]]:
     """Per judge: among decisive parsed games whose answers differ in length, the share won
     by the longer answer (0.5 = no length preference)."""
     return {

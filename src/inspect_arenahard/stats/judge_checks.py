@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.game_table import GameTable
 from inspect_arenahard.stats.judge_bias import JudgeGames, judge_games
 from inspect_arenahard.stats.quality import DEFAULT_CI
 from inspect_arenahard.stats.shares import Share, clustered_share
@@ -122,7 +123,9 @@ def _beyond(share: Share, threshold: float) -> bool:
     return share.n > 0 and share.value >= threshold and share.lower > CHANCE
 
 
-def check_judges(records: Iterable[GameRecord], ci: float = DEFAULT_CI) -> tuple[JudgeCheck, ...]:
+def check_judges(
+    records: GameTable | Iterable[GameRecord], ci: float = DEFAULT_CI
+) -> tuple[JudgeCheck, ...]:
     """Every judge's checks, in name order."""
     return tuple(check_judge(games, ci) for games in judge_games(records))
 

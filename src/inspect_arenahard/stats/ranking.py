@@ -14,21 +14,22 @@ the battles' official rules; intervals are prompt-clustered (``sandwich``) unles
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from inspect_arenahard.stats.battles import Battles, from_games, selection
 from inspect_arenahard.stats.combined import COMBINED, combine, prompts_per_category
 from inspect_arenahard.stats.estimates import Leaderboard, leaderboard, resolve_baseline
+from inspect_arenahard.stats.game_record import BATTLE_FIELDS
+from inspect_arenahard.stats.game_table import GameTable, game_table, record_named
 from inspect_arenahard.stats.judge_checks import JudgeCheck, check_judges, flagged, strict_error
 from inspect_arenahard.stats.judge_coverage import TableJudging, table_judging
 from inspect_arenahard.stats.rank_options import RankingOptions as RankingOptions  # re-exported
 
-G = TypeVar("G", bound=Mapping[str, Any])
 DEFAULT_STYLE = "length,markdown"
 """Features of a style-controlled table when none are named (the HTML report's second board)."""
 
@@ -43,12 +44,18 @@ class Ranking:
     left_out: tuple[str, ...]
     battles: Battles
     options: RankingOptions
-    games: tuple[Mapping[str, Any], ...] = ()
+    columns: GameTable | None = None
+    """The game records ranked, as columns (None for a battle file)."""
+
+    @property
+    def games(self) -> tuple[Mapping[str, Any], ...]:
+        """The game records ranked (empty for a battle file)."""
+        return () if self.columns is None else tuple(self.columns.records.tolist())
 
     @cached_property
     def judge_checks(self) -> tuple[JudgeCheck, ...]:
         """Each judge's information checks from the games ranked (none for a battle file)."""
-        return check_judges(self.games, self.options.ci)  # type: ignore[arg-type]
+        return () if self.columns is None else check_judges(self.columns, self.options.ci)
 
     def judging(self, table: Leaderboard) -> TableJudging | None:
         """Who judged each row of ``table`` and which rows compare; None without judge names."""
@@ -72,7 +79,7 @@ class Ranking:
 
 
 def select_battles(
-    source: Battles | Iterable[Mapping[str, Any]], options: RankingOptions
+    source: Battles | GameTable | Iterable[Mapping[str, Any]], options: RankingOptions
 ) -> Battles:
     """The battles of game records (weighted by ``strong_weight``) or of a battle file, narrowed
     to the chosen judges and category."""
@@ -89,24 +96,17 @@ def select_battles(
     return battles.where(judges=options.judge, category=options.category)
 
 
-def select_games(games: Sequence[G], options: RankingOptions) -> list[G]:
-    """The game records of the chosen judges and category, by the rule ``select_battles`` uses."""
-    judge, category = (np.empty(len(games), dtype=object) for _ in range(2))
-    judge[:] = [g.get("judge") for g in games]
-    category[:] = [g.get("category") for g in games]
-    mask = selection(judge, category, options.judge, options.category)
-    return [g for g, keep in zip(games, mask) if keep]
-
-
 def rank(
-    source: Battles | Iterable[Mapping[str, Any]], options: RankingOptions | None = None
+    source: Battles | GameTable | Iterable[Mapping[str, Any]], options: RankingOptions | None = None
 ) -> Ranking:
-    """Every table ``options`` asks for, from game records or battles."""
+    """Every table ``options`` asks for, from game records (or their table) or battles."""
     options = options or RankingOptions()
-    games: tuple[Mapping[str, Any], ...] = ()
+    games: GameTable | None = None
     if not isinstance(source, Battles):
-        source = tuple(source)
-        games = tuple(select_games(source, options))
+        source = game_table(source, BATTLE_FIELDS, record_named)
+        games = source.select(
+            selection(source.judge, source.category, options.judge, options.category)
+        )
     battles = select_battles(source, options)
     tables = leaderboards(battles, options)
     per_category = [t for t in tables if t.category is not None]

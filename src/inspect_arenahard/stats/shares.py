@@ -39,11 +39,25 @@ class Share:
         return f"{100 * self.value:.0f}% [{100 * self.lower:.0f}%, {100 * self.upper:.0f}%] of {self.n}"
 
 
+def cluster_index(clusters: Sequence[Hashable]) -> np.ndarray:
+    """Each game's cluster as an index into the clusters' names (``str``) in sorted order:
+    ``np.unique(..., return_inverse=True)`` of the names, by one dict pass over the games and a
+    sort of the distinct names only."""
+    first: dict[str, int] = {}
+    seen = np.array([first.setdefault(c, len(first)) for c in map(str, clusters)], dtype=np.int64)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(np.array(list(first), dtype=str), kind="stable")] = np.arange(len(first))
+    return rank[seen]
+
+
 def clustered_variance(hits: np.ndarray, clusters: Sequence[Hashable]) -> float:
     """Variance of the mean of ``hits`` with games clustered by prompt (the sandwich estimator of
     an intercept-only regression, with the G/(G−1) small-sample factor)."""
+    return _clustered_variance(hits, cluster_index(clusters))
+
+
+def _clustered_variance(hits: np.ndarray, index: np.ndarray) -> float:
     n = len(hits)
-    _, index = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
     groups = int(index.max()) + 1 if n else 0
     if groups < 2:
         return math.nan
@@ -61,12 +75,13 @@ def clustered_share(
 
     values = np.asarray(hits, dtype=float)
     n = len(values)
-    prompts = len(set(map(str, clusters)))
     if n == 0:
         return Share(0, 0, 0, math.nan, math.nan, math.nan)
+    index = cluster_index(clusters)
+    prompts = int(index.max()) + 1
     p = float(values.mean())
     binomial = p * (1 - p) / n
-    clustered = clustered_variance(values, clusters)
+    clustered = _clustered_variance(values, index)
     if binomial > 0 and math.isfinite(clustered):  # games alike within a prompt count less
         n_eff = n / max(clustered / binomial, 1.0 / n)
     else:  # every game went one way (or one prompt): the design effect is unknown, count prompts

@@ -15,7 +15,8 @@ from inspect_arenahard.report.score_table_files import load_name_map, load_score
 from inspect_arenahard.stats import judge_bias, power
 from inspect_arenahard.stats.combined import COMBINED, prompts_per_category
 from inspect_arenahard.stats.estimates import Leaderboard
-from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.game_record import BATTLE_FIELDS, GameRecord
+from inspect_arenahard.stats.game_table import GameTable, game_table, record_named
 from inspect_arenahard.stats.judge_card import JudgeCard, judge_cards
 from inspect_arenahard.stats.judge_checks import JudgeCheck
 from inspect_arenahard.stats.judge_coverage import TableJudging
@@ -24,7 +25,6 @@ from inspect_arenahard.stats.ranking import (
     Ranking,
     RankingOptions,
     rank,
-    select_games,
 )
 from inspect_arenahard.stats.reference_comparison import MIN_MODELS, compare_with_reference
 from inspect_arenahard.stats.score_tables import align_models, leaderboard_scores
@@ -158,21 +158,23 @@ def build(logs: Sequence[str], options: Options) -> Report:
     )
     result = read.ranked.read
     costs = read.costs if read.costs is not None else CostReport()
-    plain, styled, note = _rankings(read.ranked.games, options.ranking)
-    games = select_games(read.ranked.games, options.ranking)
+    table = game_table(read.ranked.games, BATTLE_FIELDS, record_named)  # once, for every ranking
+    plain, styled, note = _rankings(table, options.ranking)
+    ranked = plain.columns if plain.columns is not None else table  # the judges and category asked
+    games: list[GameRecord] = list(ranked.records)
     report = Report(
         logs=list(logs),
         notes=[result.summary(), *result.notes()],
         boards=_boards(plain, styled, note, options.ranking),
         models=_models(games, costs),
         costs=costs,
-        positions=judge_bias.position_analysis(games),
+        positions=judge_bias.position_analysis(ranked),
         judge_checks=plain.judge_checks,
         agreement=judge_bias.judges_agreement(games)
         if len({g["judge"] for g in games}) > 1
         else None,
-        length=_length(games, plain),
-        longer=judge_bias.longer_answer_preference(games),
+        length=_length(table, plain),
+        longer=judge_bias.longer_answer_preference(ranked),
         power=power.power_per_judge(
             games, replace(options.ranking, style_control=None), options.delta
         ),
@@ -193,7 +195,7 @@ def build(logs: Sequence[str], options: Options) -> Report:
 
 
 def _rankings(
-    games: list[GameRecord], options: RankingOptions
+    games: GameTable, options: RankingOptions
 ) -> tuple[Ranking, Ranking | None, str | None]:
     """The plain ranking, and the style-controlled one or why it cannot be fitted."""
     plain = rank(games, replace(options, style_control=None))
@@ -271,7 +273,7 @@ def _models(games: list[GameRecord], costs: CostReport) -> list[ModelSummary]:
     return out
 
 
-def _length(games: list[GameRecord], plain: Ranking) -> dict[str, dict[str, float]]:
+def _length(games: GameTable, plain: Ranking) -> dict[str, dict[str, float]]:
     """Per judge: correlation of model score with mean answer tokens (a length-biased judge correlates)."""
     out = {}
     for judge in sorted({j for j in plain.battles.judge.tolist() if j is not None}):

@@ -1,0 +1,323 @@
+"""Game records as columns: one numpy array per field, built once from the records.
+
+A leaderboard over 60,000 games reads each record once, here, with one C-level pass per field;
+the battles (``stats.battles.from_games``) and the judge checks (``stats.judge_bias.judge_games``)
+are then array work on the same table, instead of each walking the dicts again. The records
+themselves stay the contract between stages (``stats.game_record``); the table is how the
+statistics read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from inspect_arenahard.stats.game_record import BATTLE_FIELDS, check_game
+from inspect_arenahard.stats.verdict_points import LABELS, SPELLINGS, normalize_label
+
+STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
+"""Per-answer style sums kept for style control: token count, then h1–h6, list-item and bold counts."""
+
+UNPARSED = -1
+"""``GameTable.label`` of a game without a parsed verdict."""
+
+_LABEL_CODE: dict[str, int] = {s: LABELS.index(c) for s, c in SPELLINGS.items()}
+A_POINTS = np.array([1.0, 1.0, 0.5, 0.0, 0.0])
+"""Points of position A for each label code (``LABELS`` order)."""
+STRONG = np.array([True, False, False, False, True])
+"""Whether each label code is a strong (``>>``) verdict."""
+A_OUTCOME = np.array([2, 1, 0, -1, -2], dtype=np.int8)
+"""Outcome of position A for each label code: 2 much better … −2 much worse."""
+
+
+def style_vector(features: Mapping[str, Any]) -> tuple[float, float, float, float]:
+    """(tokens, headers, lists, bold) of one answer's ``StyleFeatures`` (sums over their sub-counts)."""
+    return (
+        float(features["token_len"]),
+        float(sum(features["header_count"].values())),
+        float(sum(features["list_count"].values())),
+        float(sum(features["bold_count"].values())),
+    )
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """Game records as parallel columns, one row per record in the records' order.
+
+    Models are codes into their sorted names, judges and game numbers codes into their distinct
+    values; ``question_id``, ``category`` and ``version`` keep the records' own values (object
+    arrays). ``label`` is the
+    canonical label's index in ``LABELS``, ``UNPARSED`` when the game has no parsed verdict.
+    ``model_style`` / ``baseline_style`` are ``(n, 4)`` in ``STYLE_COLUMNS`` order (NaN rows
+    where a record has none), None when no record has any; ``malformed_style`` marks the records
+    whose style metadata lacks a count (``style_error`` names the first).
+    """
+
+    records: np.ndarray
+    """The records themselves (object array): error messages and record-level consumers."""
+    checked: frozenset[str]
+    """Fields every record was checked to have (``check_game``)."""
+    models: tuple[str, ...]
+    model: np.ndarray
+    baseline: np.ndarray
+    """Codes into ``models`` (every model and baseline name, sorted)."""
+    judges: tuple[Any, ...]
+    judge_code: np.ndarray
+    """Codes into ``judges`` (the distinct judge values, first seen first)."""
+    question_id: np.ndarray
+    prompt: np.ndarray
+    """Code of each record's ``question_id`` (equal ids, equal codes)."""
+    category: np.ndarray
+    version: np.ndarray
+    epoch: np.ndarray
+    games: tuple[Any, ...]
+    game_code: np.ndarray
+    """Codes into ``games`` (the distinct game numbers, first seen first)."""
+    position_a: np.ndarray
+    """The model sat at position A."""
+    label: np.ndarray
+    strong_weight: np.ndarray
+    """Each record's own strong weight, NaN where it names none."""
+    model_style: np.ndarray | None
+    baseline_style: np.ndarray | None
+    malformed_style: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    @property
+    def judge(self) -> np.ndarray:
+        """Each record's judge value (None where it names none)."""
+        values = np.empty(len(self.judges), dtype=object)
+        values[:] = self.judges
+        return values[self.judge_code]
+
+    @property
+    def parsed(self) -> np.ndarray:
+        """Games with a parsed verdict label."""
+        return self.label != UNPARSED
+
+    @property
+    def outcome(self) -> np.ndarray:
+        """The verdict from the model's side (2 much better … −2 much worse; 0 when unparsed,
+        see ``parsed``), as ``stats.judge_bias.model_outcome`` defines it."""
+        a_side = A_OUTCOME[np.where(self.parsed, self.label, 2)]
+        return np.where(self.position_a, a_side, -a_side)
+
+    def select(self, mask: np.ndarray) -> GameTable:
+        """The rows where ``mask`` holds (same name tables); itself when every row does."""
+        if mask.dtype == bool and len(mask) == len(self) and mask.all():
+            return self
+        keep = {"models", "judges", "games", "checked"}
+        changes = {
+            f.name: getattr(self, f.name)[mask]
+            for f in fields(self)
+            if f.name not in keep and getattr(self, f.name) is not None
+        }
+        return replace(self, **changes)
+
+    def require(self, needed: Sequence[str], where: Callable[[int, Any], str]) -> None:
+        """Check every record has ``needed`` (``check_game``'s error, starting with
+        ``where(index, record)``, when one does not)."""
+        missing = [name for name in needed if name not in self.checked]
+        if missing and not all(all(n in r for n in missing) for r in self.records):
+            for index, record in enumerate(self.records):
+                check_game(record, where(index, record), needed)
+
+    def style_error(self) -> str | None:
+        """Why the first record with malformed style metadata is malformed, or None."""
+        if not self.malformed_style.any():
+            return None
+        record = self.records[int(np.argmax(self.malformed_style))]
+        try:
+            style_vector(record["style"]["model"])
+            style_vector(record["style"]["baseline"])
+        except (KeyError, TypeError, AttributeError) as ex:
+            return f"malformed style metadata ({type(ex).__name__}: {ex})"
+        return "malformed style metadata"  # pragma: no cover - flagged rows always fail above
+
+
+def record_number(index: int, record: Any) -> str:
+    """How the judge analyses name a bad record."""
+    return f"game record #{index}"
+
+
+def record_named(index: int, record: Any) -> str:
+    """How ranking names a bad record: its number, question and model."""
+    where = f"game record {index}"
+    if isinstance(record, Mapping):
+        where += f" (question_id={record.get('question_id')!r}, model={record.get('model')!r})"
+    return where
+
+
+def game_table(
+    games: GameTable | Iterable[Mapping[str, Any]],
+    needed: Sequence[str] = BATTLE_FIELDS,
+    where: Callable[[int, Any], str] = record_number,
+) -> GameTable:
+    """The table of ``games`` (itself when already one), every record checked to have
+    ``needed`` (``check_game``'s one-line error, starting with ``where(index, record)``)."""
+    if isinstance(games, GameTable):
+        games.require(needed, where)
+        return games
+    records = list(games)
+    try:
+        table = _columns(records)
+    except (_NotWellFormed, KeyError, TypeError, AttributeError):
+        table = None  # the uncommon case: find and name the bad record one by one
+    if table is None or not set(needed) <= table.checked:
+        for index, record in enumerate(records):
+            check_game(record, where(index, record), needed)
+    return table if table is not None else _columns(records)
+
+
+class _NotWellFormed(Exception):
+    """A position or label ``check_game`` refuses (it names the record)."""
+
+
+def _codes(values: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
+    """(distinct values in first-seen order, each value's index among them)."""
+    index: dict[Any, int] = {}
+    codes = [index.setdefault(v, len(index)) for v in values]
+    return list(index), np.array(codes, dtype=np.int64)
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+_FIELDS = (
+    "model", "baseline", "question_id", "model_position", "judge", "game", "label", "parsed",
+    "category", "version", "epoch", "strong_weight", "style",
+)  # fmt: skip
+"""What the table reads of a record, in the order ``_fields`` returns the columns."""
+
+
+def _fields(records: list[Mapping[str, Any]]) -> tuple[list[Sequence[Any]], set[str]]:
+    """(one column per field of ``_FIELDS``, the fields some record lacks), a C-level pass per
+    field. A lacking field reads as None (``parsed`` as true, as ``check_game`` reads it)."""
+    columns: list[Sequence[Any]] = []
+    absent = set()
+    for name in _FIELDS:
+        try:  # records as the log reader makes them: every field present
+            columns.append(list(map(itemgetter(name), records)))
+        except KeyError:
+            absent.add(name)
+            default = True if name == "parsed" else None
+            columns.append([r.get(name, default) for r in records])
+    return columns, absent
+
+
+def _columns(records: list[Mapping[str, Any]]) -> GameTable:
+    """The columns of records that have ``BATTLE_FIELDS`` with a valid position and label (else
+    an exception: ``game_table`` then names the bad record); ``checked`` adds the other
+    ``RECORD_FIELDS`` every record has."""
+    columns, absent = _fields(records)
+    (
+        names, baselines, question_id, positions, judge, game, raw_labels, parsed,
+        category, version, epoch, weights, styles,
+    ) = columns  # fmt: skip
+    distinct_labels = set(raw_labels)
+    if (
+        absent & set(BATTLE_FIELDS)
+        or not set(positions) <= {"A", "B"}
+        or not all(
+            label is None or (isinstance(label, str) and normalize_label(label))
+            for label in distinct_labels
+        )
+    ):
+        raise _NotWellFormed
+    text = {m: str(m) for m in {*names, *baselines}}
+    models = sorted(set(text.values()))
+    position = {t: i for i, t in enumerate(models)}
+    code = {m: position[t] for m, t in text.items()}
+    judges, judge_code = _codes(judge)
+    _, prompt = _codes(question_id)
+    games, game_code = _codes(game)
+    label = [
+        UNPARSED if lab is None or not ok else _LABEL_CODE.get(lab, -2)
+        for lab, ok in zip(raw_labels, parsed)
+    ]
+    for i in np.flatnonzero(np.array(label) == -2).tolist():  # spellings with spaces: rare
+        label[i] = LABELS.index(str(normalize_label(raw_labels[i])))
+    model_style, baseline_style, malformed = _styles(styles)
+    return GameTable(
+        records=_objects(records),
+        checked=frozenset(BATTLE_FIELDS) | ({"judge", "game", "label"} - absent),
+        models=tuple(models),
+        model=np.array([code[m] for m in names], dtype=np.int64),
+        baseline=np.array([code[m] for m in baselines], dtype=np.int64),
+        judges=tuple(judges),
+        judge_code=judge_code,
+        question_id=_objects(question_id),
+        prompt=prompt,
+        category=_objects(category),
+        version=_objects(version),
+        epoch=np.array([int(e or 1) for e in epoch], dtype=np.int64),
+        games=tuple(games),
+        game_code=game_code,
+        position_a=np.array(positions, dtype=object) == "A",
+        label=np.array(label, dtype=np.int8),
+        strong_weight=np.array([np.nan if w is None else float(w) for w in weights], dtype=float),
+        model_style=model_style,
+        baseline_style=baseline_style,
+        malformed_style=malformed,
+    )
+
+
+def _styles(styles: Sequence[Any]) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray]:
+    """(model style, baseline style, malformed mask): each distinct style object (the two games
+    of a sample share one) summed once, a column at a time."""
+    malformed = np.zeros(len(styles), dtype=bool)
+    if all(s is None for s in styles):
+        return None, None, malformed
+    by_id = {id(s): s for s in styles if s is not None}
+    distinct = list(by_id.values())
+    index = {key: i for i, key in enumerate(by_id)}
+    try:
+        sides = [_side_vectors([s[side] for s in distinct]) for side in ("model", "baseline")]
+    except (KeyError, TypeError, AttributeError):
+        sides = None
+    if sides is None:  # some style lacks a count: those rows are NaN and marked
+        vectors = [_or_none(s) for s in distinct]
+        bad = np.array([v is None for v in vectors], dtype=bool)
+        nan_row = (np.nan,) * len(STYLE_COLUMNS)
+        sides = [
+            np.array([nan_row if v is None else v[k] for v in vectors], dtype=float).reshape(-1, 4)
+            for k in (0, 1)
+        ]
+    else:
+        bad = np.zeros(len(distinct), dtype=bool)
+    row = np.array([-1 if s is None else index[id(s)] for s in styles], dtype=np.int64)
+    has = row >= 0
+    out = []
+    for side in sides:
+        full = np.full((len(styles), len(STYLE_COLUMNS)), np.nan)
+        full[has] = side[row[has]]
+        out.append(full)
+    malformed[has] = bad[row[has]]
+    return out[0], out[1], malformed
+
+
+def _side_vectors(features: list[Any]) -> np.ndarray:
+    """``style_vector`` of many answers' features, a C-level pass per column."""
+
+    def sums(key: str) -> list[float]:
+        return list(map(float, map(sum, map(dict.values, map(itemgetter(key), features)))))
+
+    tokens = list(map(float, map(itemgetter("token_len"), features)))
+    columns = [tokens, sums("header_count"), sums("list_count"), sums("bold_count")]
+    return np.array(columns, dtype=float).T.reshape(-1, 4)
+
+
+def _or_none(style: Any) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    try:
+        return style_vector(style["model"]), style_vector(style["baseline"])
+    except (KeyError, TypeError, AttributeError):
+        return None

@@ -1,0 +1,145 @@
+"""The recognisers' fast forms against their plain definitions, on generated text: the five-point
+recogniser (chains found letter-first in one split, the run before each read from the gap's end)
+against a scan of each chain with its run and a Python step per chain, ScaleEval's headings and
+named verdict lines read from the line break before them against their patterns, and the scans
+rewritten to start with a character class (judge phrases, fake turns, role openings and words)
+against the patterns they stand for."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inspect_arenahard.judging import injection, integrity
+from inspect_arenahard.judging.scaleeval_verdicts import HEADING, NAMED_NUMBER_LINE
+from inspect_arenahard.judging.verdicts import LABEL_SPELLINGS, LETTERS, sign_pattern
+
+_SIGN = sign_pattern(r"\s*+")
+_REFERENCE_LABEL = re.compile(
+    rf"(?=[\s\[{LETTERS}])(?<![\s\[])([\s\[]*+)([{LETTERS}]\s*+(?:{_SIGN})\s*+[{LETTERS}])"
+    rf"((?:\s*+(?:{_SIGN})\s*+[{LETTERS}])*+)((?:\s*+\])*+)"
+)
+_ENDS = {(s[0], s[-1]) for s in LABEL_SPELLINGS}
+
+
+def reference_five_point(text: str) -> list[tuple[int, int]]:
+    """Five-point labels with a bracket on either side, one match (run included) at a time."""
+    found = []
+    for match in _REFERENCE_LABEL.finditer(text):
+        before, label, chained, after = match.groups()
+        opened = "[" in before
+        if not opened and not after:
+            continue
+        if not chained:
+            if (label[0], label[-1]) in _ENDS:
+                found.append(match.span())
+            continue
+        first = match.start() + len(before) + len(label)
+        if opened and (label[0], label[-1]) in _ENDS:
+            found.append((match.start(), first))
+        backwards = integrity._LAST_CORE.match(f"{label[-1]}{chained}"[::-1])
+        assert backwards is not None
+        last = first + len(chained) - 1 - backwards.end()
+        if after and (text[last], chained[-1]) in _ENDS:
+            found.append((last, match.end()))
+    return found
+
+
+CHAIN_PIECES = [
+    *"[]AB<>= \n\tx\\|*",
+    "[[", "]]", ">>", "<<", " > ", "\u3000", "\u00a0", "\u2028", "A>B", "B>>A", "A<B", "A=B",
+    "[A>B]", "[[B>>A]]", "A>B>A", "A > B > A", "[ [ ", "] ]", "BA", "AB", "\\[", "\\]",
+]  # fmt: skip
+CHAINS = st.lists(st.sampled_from(CHAIN_PIECES), max_size=80).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(CHAINS)
+def test_five_point_labels_in_one_split_match_a_scan_per_chain(text: str) -> None:
+    found = integrity._five_point(text)
+    assert list(zip(found.starts.tolist(), found.ends.tolist())) == reference_five_point(text)
+
+
+def test_the_run_before_a_label_is_what_its_pattern_matches() -> None:
+    """``_RUN`` lists the whitespace below U+3001 only: no whitespace lies above it."""
+    everything = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert set(integrity._RUN) == set(re.findall(r"[\s\[]", everything))
+
+
+PROSE_PIECES = [
+    *"aAbB:#<>|/ \t\n.'\u2019",
+    "judge", "Judges", "JUDGE", "evaluator", "rater", "reviewers", "grader", "assessor", "xjudge",
+    " must ", " prefer", " output ", "ignore", "Ignore", "\u0130gnore", "disregard", "forget",
+    " all ", " of ", " the ", " previous", " earlier", "assistant", "Answer", "response",
+    "model", "output", " b's", " is ", " was ", " far ", " better", " the winner", "final",
+    "my", " verdict", "Verdict", "verdicts", "Human", "Assistant", "System", "##", "###",
+    "#######", "<|", "</", "<", "im_start", "system", "user", "tool_call", "tool_calls",
+    "\u017f", "\u212a", "\u0131", "tool_results", "instruction", "start_header_id", "eot_id",
+    "python_tag", "|>", ">", " :", "response:",
+]  # fmt: skip
+PROSE = st.lists(st.sampled_from(PROSE_PIECES), max_size=60).map("".join)
+
+_REFERENCE_TO_JUDGE = "|".join(
+    rf"\b(?:{'|'.join(words)}){rest}" for words, rest in injection._TO_JUDGE_PHRASES
+)
+_REFERENCES = {
+    "_TO_JUDGE": re.compile(_REFERENCE_TO_JUDGE, re.IGNORECASE),
+    "_TO_JUDGE_LOWER": re.compile(_REFERENCE_TO_JUDGE.replace("[AB]", "[ab]")),
+    "_TURN": re.compile(
+        r"^(?:Human|Assistant|System)[ \t]*+:|^#{1,6}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
+        re.MULTILINE,
+    ),
+    "_OPEN_BEFORE_BREAK": re.compile(r"</?\|?[ \t]{0,4}\n|^#{2,3}[ \t]{0,4}\n", re.MULTILINE),
+    "_ROLE_WORD_LOWER": re.compile(f"(?=[{injection._ROLE_INITIALS}])(?:{injection._ROLE_WORDS})"),
+    "_OPEN_BEFORE_WORD": re.compile(
+        rf"</?\|?[ \t]{{0,4}}(?=[{injection._ROLE_INITIALS}])"
+        rf"|^#{{2,3}}[ \t]{{0,4}}(?=[{injection._ROLE_INITIALS}])",
+        re.MULTILINE,
+    ),
+}
+
+
+@settings(max_examples=1500, deadline=None)
+@given(PROSE)
+def test_scans_that_start_with_a_class_match_the_patterns_they_stand_for(text: str) -> None:
+    for name, reference in _REFERENCES.items():
+        fast = getattr(injection, name)
+        for scanned in (text, text.lower()):
+            assert [m.span() for m in fast.finditer(scanned)] == [
+                m.span() for m in reference.finditer(scanned)
+            ], (name, scanned)
+
+
+HEADING_PIECES = [
+    *"[]\n \t*_#>x2:", "\u3000", "\u2028", "\r\n", "[Question]", "[question]", "[Submission 1]",
+    "[submission  2 ]", "[Criteria", "User]", "[Speaker 2's turn]", "[speaker 1 [User]", "Speaker",
+    "## [Question]", "**[User]**", " > [Criteria]", "[\nQuestion\n]", "d[user]",
+]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(HEADING_PIECES), max_size=40).map("".join))
+def test_headings_read_from_the_line_break_match_the_heading_pattern(text: str) -> None:
+    found = integrity._headings(text)
+    assert list(zip(found.starts.tolist(), found.ends.tolist())) == [
+        m.span() for m in HEADING.finditer(text)
+    ]
+
+
+NAMED_PIECES = [
+    *"\n \t*_.:=-()[]'\"`x012", "\u3000", "\u00a0", "Answer", "answer:", "ANSWER: 2",
+    "**Final verdict: 2**", "final  verdict", "Option 1", "choice", "decision", "verdict",
+    "\u017f", "\u212a", "FINAL",
+]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(NAMED_PIECES), max_size=40).map("".join))
+def test_named_verdict_lines_read_from_the_line_break_match_their_pattern(lines: str) -> None:
+    starts, ends = integrity._named_numbers(lines)
+    assert list(zip(starts.tolist(), ends.tolist())) == [
+        m.span() for m in NAMED_NUMBER_LINE.finditer(lines) if m.end() > m.start()
+    ]
