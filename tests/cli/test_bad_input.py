@@ -503,7 +503,7 @@ def test_a_bug_keeps_its_traceback(
     with pytest.raises(ValueError, match="zero-size array"):
         main(["leaderboard", "--battles", str(BATTLES)])
     monkeypatch.setattr(
-        leaderboard, "run", lambda args: leaderboard.read_battles_jsonl(Path("nope.jsonl"))
+        leaderboard, "run", lambda args: leaderboard.read_battles_soon(Path("nope.jsonl")).result()
     )
     assert main(["leaderboard", "--battles", str(BATTLES)]) == 2
     assert (

@@ -16,8 +16,9 @@ from inspect_arenahard.logs.battle_files import (
     read_battle_columns,
     read_battle_rows,
     read_battles_jsonl,
+    read_battles_soon,
 )
-from inspect_arenahard.stats.battles import Battles
+from inspect_arenahard.stats.battles import Battles, distinct
 from tests.helpers.battles import BATTLE_FILE
 from tests.helpers.shared_data import shared
 from tests.helpers.style_games import BASELINE, MODELS, answer_metadata
@@ -218,3 +219,27 @@ def test_a_gzip_battle_file_reads_alike_and_names_its_bad_line(tmp_path: Path) -
     path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
     with pytest.raises(ValueError, match=rf"^{path}:8: missing field 'winner'$"):
         read_battles_jsonl(path)
+
+
+@pytest.mark.shared_data
+def test_read_on_a_thread_gives_the_same_battles_and_the_same_error(tmp_path: Path) -> None:
+    """What ``leaderboard --battles`` reads while it imports the fitting code: the very battles,
+    and a bad row's one-line error raised where the result is asked for."""
+    path = write(tmp_path / "arena.jsonl", arena_rows(), blank_every=17)
+    assert_same_battles(read_battles_soon(path).result(), read_battles_jsonl(path))
+    bad = write(tmp_path / "bad.jsonl", [*arena_rows()[:20], {"question_id": 1, "model_a": "x"}])
+    with pytest.raises(ValueError, match=rf"^{bad}:21: missing field 'model_b', 'winner'"):
+        read_battles_soon(bad).result()
+
+
+@pytest.mark.shared_data
+def test_named_values_are_the_python_sets_of_each_column(tmp_path: Path) -> None:
+    """The vectorised None check finds what a loop over the rows finds: categories and judges of
+    real rows, none in the columns a battle file leaves empty, None kept apart in a mixed one."""
+    battles = read_battles_jsonl(write(tmp_path / "arena.jsonl", arena_rows()))
+    for column in ("category", "judge", "baseline", "version"):
+        loop = {v for v in getattr(battles, column).tolist() if v is not None}
+        assert battles.named(column) == loop, column
+    assert battles.named("category") == {"hard_prompt", "coding"} and not battles.named("baseline")
+    mixed = np.array([None, "a", "", None, "b", "a"], dtype=object)
+    assert distinct(mixed) == {None, "a", "", "b"} and distinct(mixed[1:3]) == {"a", ""}

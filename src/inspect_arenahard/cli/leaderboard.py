@@ -21,11 +21,13 @@ from inspect_arenahard.cli.options import (
     ranking_options,
 )
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.logs.battle_files import read_battles_jsonl
+from inspect_arenahard.logs.battle_files import read_battles_soon
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.game_record import GameRecord
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from inspect_arenahard.logs.reader import Run
     from inspect_arenahard.report.costs import CostReport
 
@@ -86,6 +88,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    battles = _battles_soon(args)  # a battle file is parsed while the ranking code is imported
     from inspect_arenahard.report.leaderboard_tables import (
         format_tables,
         plot_forest,
@@ -94,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from inspect_arenahard.stats.ranking import rank
 
-    read = _load(args)
+    read = _Read(battles.result()) if battles is not None else _load_logs(args)
     options = ranking_options(args)
     ranking = rank(read.inputs, options)
     tables, left_out = ranking.tables, ranking.left_out
@@ -188,19 +191,24 @@ def _anytime_columns(
         columns["anytime-valid CI"] = cells
 
 
-def _load(args: argparse.Namespace) -> _Read:
-    """The battle file's battles, or the logs' game records (weighted by the ranking service)
-    with the audit flags (unless --no-audit) and costs (--cost) from the same read of each log."""
+def _battles_soon(args: argparse.Namespace) -> Future[Battles] | None:
+    """The battle file's battles, being read on a thread; None when the inputs are logs."""
     if bool(args.logs) == bool(args.battles):
         raise UserError("give LOG paths or --battles FILE (one of the two)")
-    if args.battles:
-        if args.strong_weight is not None:
-            raise UserError(
-                "--strong-weight applies to judge logs; battle files already repeat strong verdicts"
-            )
-        if args.cost:
-            raise UserError("--cost reads the logs' usage records; it does not apply to --battles")
-        return _Read(read_battles_jsonl(args.battles))
+    if not args.battles:
+        return None
+    if args.strong_weight is not None:
+        raise UserError(
+            "--strong-weight applies to judge logs; battle files already repeat strong verdicts"
+        )
+    if args.cost:
+        raise UserError("--cost reads the logs' usage records; it does not apply to --battles")
+    return read_battles_soon(args.battles)
+
+
+def _load_logs(args: argparse.Namespace) -> _Read:
+    """The logs' game records (weighted by the ranking service) with the audit flags (unless
+    --no-audit) and costs (--cost) from the same read of each log."""
     # lazy: the log reader and the audit pull in Inspect
     from inspect_arenahard.report.costs import read_prices
     from inspect_arenahard.report.log_reading import read_logs

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -309,7 +309,7 @@ def _write_outputs(
                     {
                         "id": row.id,
                         "prompt": row.prompt,
-                        "cluster": int(row.cluster),
+                        "cluster": int(cast(int, row.cluster)),  # a numpy integer
                         "topic": row.topic,
                     },
                     ensure_ascii=False,

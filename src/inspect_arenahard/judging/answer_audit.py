@@ -55,7 +55,7 @@ def _hyperplane_signs(features: np.ndarray) -> np.ndarray:
     keys = features.astype(np.uint64)[:, None] * np.uint64(words) + np.arange(
         words, dtype=np.uint64
     )
-    z = (keys + np.uint64(1)) * _GOLDEN
+    z: np.ndarray = (keys + np.uint64(1)) * _GOLDEN  # uint64 throughout (the stubs say float)
     z = (z ^ (z >> np.uint64(30))) * _MIX1
     z = (z ^ (z >> np.uint64(27))) * _MIX2
     z = z ^ (z >> np.uint64(31))

@@ -11,6 +11,7 @@ invalid JSON) go through the row-by-row reader, which names the first bad line.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,17 @@ def read_battles_jsonl(path: str | Path, strong_weight: int = STRONG_WEIGHT) -> 
             check_battle_row(row, f"{path}:{lineno}")  # raises, naming the field
         # a row the columns refuse but the row rule takes (an explicit null): read row by row
     return read_battle_rows(path, strong_weight)
+
+
+def read_battles_soon(path: str | Path, strong_weight: int = STRONG_WEIGHT) -> Future[Battles]:
+    """``read_battles_jsonl`` started on its own thread; ``result()`` gives its battles or raises
+    its error. pyarrow parses without the GIL, so a caller that has other work meanwhile (the
+    command imports the fitting code) gets both done in the time of the longer."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="battle-file")
+    try:
+        return pool.submit(read_battles_jsonl, path, strong_weight)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def read_battle_rows(path: str | Path, strong_weight: int = STRONG_WEIGHT) -> Battles:

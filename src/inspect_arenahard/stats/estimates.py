@@ -17,12 +17,13 @@ produced the battles (``official_rules``), so tables compare with published lead
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from itertools import product
 from typing import Any
 
 import numpy as np
 from scipy.special import logit
 
-from inspect_arenahard.stats.battles import Battles
+from inspect_arenahard.stats.battles import Battles, distinct
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, one_blas_thread, win_rate
 from inspect_arenahard.stats.rank_options import (  # the options' vocabularies, re-exported
@@ -100,7 +101,7 @@ def resolve_rules(
     where it changes the numbers (the unparsed rule with unparsed games, the anchor with style
     control, the method without it: style control is always Bradley–Terry).
     """
-    versions = set(battles.version.tolist()) if battles.version is not None else {None}
+    versions = distinct(battles.version) if battles.version is not None else {None}
     needed = {"method": not style, "unparsed": bool(np.any(~battles.parsed)), "style_anchor": style}
     resolved = {}
     for name, value in {
@@ -302,15 +303,15 @@ def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
     tournaments), are anchored at the most-played model (ties: first by name), and so are battle
     files with no model in every battle (Chatbot Arena). A hybrid design (one fixed baseline plus
     model-vs-model runs) is anchored at the one named baseline that is never evaluated."""
-    in_rows = set(battles.a.tolist()) | set(battles.b.tolist())
+    played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
+    in_rows = set(np.flatnonzero(played).tolist())
     if requested is not None:
         if requested not in battles.models or battles.models.index(requested) not in in_rows:
             raise ValueError(
                 f"baseline {requested!r} has no battles here; models: {', '.join(battles.models[i] for i in sorted(in_rows))}"
             )
         return requested
-    named = sorted({v for v in battles.baseline.tolist() if v is not None})
-    played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
+    named = sorted(battles.named("baseline"))
     evaluated = _evaluated(battles) if len(named) > 1 else set()
     if set(named) & evaluated:
         fixed = set(named) - evaluated
@@ -559,7 +560,7 @@ def leaderboard(
         style=estimate.coefficients,
         unranked=unranked,
         degenerate=estimate.degenerate,
-        judges=tuple(sorted({j for j in battles.judge.tolist() if j is not None})),
+        judges=tuple(sorted(battles.named("judge"))),
         exclusions=Exclusions(*(int(np.sum(mask)) for mask in why.values())),
         bootstrap={m: estimate.samples[:, j] for j, m in enumerate(models)}
         if len(estimate.samples)
@@ -569,11 +570,7 @@ def leaderboard(
         ci_method=ci_method,
         clusters=estimate.clusters,
         one_step=estimate.one_step,
-        covariance={
-            (x, y): float(estimate.covariance[i, j])
-            for i, x in enumerate(models)
-            for j, y in enumerate(models)
-        },
+        covariance=dict(zip(product(models, models), estimate.covariance.ravel().tolist())),
     )
 
 

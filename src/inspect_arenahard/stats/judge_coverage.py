@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inspect_arenahard.stats.battles import Battles
+from inspect_arenahard.stats.battles import Battles, held
 from inspect_arenahard.stats.judge_bias import self_judged_share
 from inspect_arenahard.stats.judge_checks import JudgeCheck
 
@@ -134,7 +134,7 @@ def table_judging(
     counts = _games_per_model_and_judge(battles)
     if counts is None:
         return None
-    anchors = {b for b in battles.baseline.tolist() if b is not None}
+    anchors = battles.named("baseline")
     wanted = [m for m in models if m in counts]
     players = [m for m in wanted if m not in anchors]
     groups = _components({m: set(counts[m]) for m in players})
@@ -167,10 +167,9 @@ def table_judging(
 def _games_per_model_and_judge(battles: Battles) -> dict[str, dict[str, int]] | None:
     """Parsed games per model and judge (both sides of each battle), counted at numpy speed;
     None when no battle names a judge."""
-    named = np.array([j is not None for j in battles.judge.tolist()], dtype=bool)
-    if not named.any():
+    if not battles.named("judge"):
         return None
-    keep = named & battles.parsed
+    keep = held(battles.judge) & battles.parsed
     judges, judge_index = np.unique(battles.judge[keep].astype(str), return_inverse=True)
     size = len(battles.models) * len(judges)
     flat = np.zeros(size, dtype=np.int64)
