@@ -4,6 +4,7 @@ same flags and costs."""
 
 from __future__ import annotations
 
+import base64
 import gc
 import json
 import shutil
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ModelCost, ModelInfo, set_model_info
@@ -25,6 +28,7 @@ from inspect_arenahard.judging.answer_audit import (
     answer_audit,
     answer_sketch,
     sketch_similarity,
+    sketch_similarity_summary,
 )
 from inspect_arenahard.logs import reader
 from inspect_arenahard.report import costs
@@ -33,6 +37,7 @@ from inspect_arenahard.report.audit_checks import (
     RecordedAnswer,
     audit_model,
     char_similarity,
+    median_pair_similarity,
     nearest_similarity,
 )
 from inspect_arenahard.report.audit_inputs import AnswerReader, _sample
@@ -239,6 +244,48 @@ def test_sketch_similarity_estimates_the_exact_cosine(real_sets: dict[str, list[
         assert np.mean(nearest_similarity(estimate) >= 0.8) < 0.05, model
     same = sketch_similarity([answer_sketch(CONSTANT)] * 3 + [answer_sketch("  \n")])
     assert np.allclose(same[:3, :3], 1.0) and not same[3].any()
+
+
+def _assert_summary_matches_the_matrix(sketches: list[str | None]) -> None:
+    """``sketch_similarity_summary`` floating-point equal to the nearest neighbours and pair
+    median of the full ``sketch_similarity`` matrix."""
+    summary = sketch_similarity_summary(sketches)
+    sim = sketch_similarity(sketches)
+    assert np.array_equal(summary.nearest, nearest_similarity(sim))
+    median = median_pair_similarity(sim)
+    assert summary.median == median or (np.isnan(summary.median) and np.isnan(median))
+
+
+def test_sketch_summary_equals_the_matrix_on_real_answers(real_sets: dict[str, list[str]]) -> None:
+    for texts in real_sets.values():
+        _assert_summary_matches_the_matrix([answer_sketch(t) for t in texts[:120]])
+
+
+_BYTES = SKETCH_BITS // 8
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    bases=st.lists(st.binary(min_size=_BYTES, max_size=_BYTES), min_size=1, max_size=4),
+    picks=st.lists(
+        st.tuples(st.integers(0, 3), st.lists(st.integers(0, SKETCH_BITS - 1), max_size=300)),
+        max_size=25,
+    ),
+    blanks=st.lists(st.integers(0, 30), max_size=4),
+)
+def test_sketch_summary_equals_the_matrix_on_generated_sketches(
+    bases: list[bytes], picks: list[tuple[int, list[int]]], blanks: list[int]
+) -> None:
+    """Sketches near a few bases (ties, duplicates, counts either side of 256 bits), with blank
+    answers (similarity 0, between 256 and 257 differing bits) anywhere, even and odd pair counts."""
+    sketches: list[str | None] = []
+    for base, flips in picks:
+        bits = np.unpackbits(np.frombuffer(bases[base % len(bases)], dtype=np.uint8))
+        bits[flips] ^= 1
+        sketches.append(base64.b64encode(np.packbits(bits).tobytes()).decode("ascii"))
+    for position in blanks:
+        sketches.insert(min(position, len(sketches)), None)
+    _assert_summary_matches_the_matrix(sketches)
 
 
 def test_off_prompt_rank_among_the_benchmark_prompts() -> None:

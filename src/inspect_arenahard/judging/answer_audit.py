@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import re
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -88,6 +89,71 @@ def sketch_similarity(sketches: Sequence[str | None]) -> np.ndarray:
     sim[~present, :] = 0.0
     sim[:, ~present] = 0.0
     return sim
+
+
+@dataclass(frozen=True)
+class SimilaritySummary:
+    """What the audit keeps of the pairwise similarities of a model's answers."""
+
+    nearest: np.ndarray
+    """Per answer, its largest similarity with another answer (0 below two answers)."""
+    median: float
+    """Median similarity over all pairs of answers (nan below two answers)."""
+
+
+_SIMILARITY_BY_KEY = np.concatenate(
+    [
+        _COSINE_OF_DIFFERING[: SKETCH_BITS // 2 + 1],
+        [0.0],
+        _COSINE_OF_DIFFERING[SKETCH_BITS // 2 + 1 :],
+    ]
+)
+"""Every similarity a pair of sketched answers can have, largest first: the cosine by differing
+bits, with a blank answer's 0 in its place (between 256 bits, cos ≈ 6e-17, and 257)."""
+_BLANK_KEY = SKETCH_BITS // 2 + 1
+
+
+def sketch_similarity_summary(sketches: Sequence[str | None]) -> SimilaritySummary:
+    """``sketch_similarity``'s nearest neighbours and pair median, floating-point equal, from the
+    differing-bit counts: the similarity falls as the count grows, so order statistics of the
+    counts (a histogram over 0..512 bits) map to those of the similarities, and only the results
+    go through the cosine."""
+    n = len(sketches)
+    if n < 2:
+        return SimilaritySummary(nearest=np.zeros(n), median=float("nan"))
+    present = [s for s in sketches if s is not None]
+    m, blanks = len(present), n - len(present)
+    histogram = np.zeros(len(_SIMILARITY_BY_KEY), dtype=np.int64)
+    histogram[_BLANK_KEY] = blanks * m + blanks * (blanks - 1) // 2  # pairs with a blank: 0
+    nearest = np.zeros(n)  # a blank answer is like nothing
+    if m:
+        packed = b"".join(base64.b64decode(s) for s in present)
+        differing = _differing_bits(np.frombuffer(packed, dtype=np.uint64).reshape(m, -1))
+        counts = np.bincount(differing.ravel(), minlength=SKETCH_BITS + 1)
+        counts[0] -= m  # the diagonal
+        pairs = counts // 2  # each pair twice in the symmetric matrix
+        histogram[:_BLANK_KEY] += pairs[:_BLANK_KEY]
+        histogram[_BLANK_KEY + 1 :] += pairs[_BLANK_KEY:]
+        if m > 1:
+            np.fill_diagonal(differing, SKETCH_BITS + 1)
+            closest = differing.min(axis=1).astype(np.intp)
+            near = _SIMILARITY_BY_KEY[closest + (closest >= _BLANK_KEY)]
+        else:
+            near = np.full(1, -np.inf)
+        if blanks:
+            near = np.maximum(near, 0.0)
+        nearest[[k for k, s in enumerate(sketches) if s is not None]] = near
+    return SimilaritySummary(nearest=nearest, median=_median_by_key(histogram))
+
+
+def _median_by_key(histogram: np.ndarray) -> float:
+    """``np.median`` of the similarities counted by ``histogram`` (pairs per key of
+    ``_SIMILARITY_BY_KEY``): the middle value, or the mean of the two middle values."""
+    total = int(histogram.sum())
+    cumulative = np.cumsum(histogram)
+    low = _SIMILARITY_BY_KEY[np.searchsorted(cumulative, (total - 1) // 2, side="right")]
+    high = _SIMILARITY_BY_KEY[np.searchsorted(cumulative, total // 2, side="right")]
+    return float(low) if total % 2 else float(np.mean([low, high]))
 
 
 def _differing_bits(words: np.ndarray) -> np.ndarray:

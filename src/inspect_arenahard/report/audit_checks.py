@@ -62,9 +62,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
 from inspect_arenahard.judging.answer_audit import (
+    SimilaritySummary,
     char_ngram_vectors,
     is_cut,
-    sketch_similarity,
+    sketch_similarity_summary,
 )
 from inspect_arenahard.judging.injection import (  # noqa: F401  (the audit's public names)
     INJECTION_KINDS,
@@ -192,11 +193,12 @@ def audit_model(
     answers = [s.answer for s in samples]
     prompts = [s.prompt for s in samples]
     sim = char_similarity(answers) if n else np.zeros((0, 0))
+    similarities = SimilaritySummary(nearest_similarity(sim), median_pair_similarity(sim))
     ranks = own_prompt_rank(prompts, answers) if n else np.zeros(0)
     findings = [injection_findings(s.prompt, s.answer) for s in samples]
     return _model_audit(
         model,
-        sim,
+        similarities,
         ranks,
         findings,
         empty=[not a.strip() for a in answers],
@@ -226,7 +228,7 @@ def audit_records(
     records = [record for _, record in rows]
     return _model_audit(
         model,
-        sketch_similarity([sketch for *_, sketch, _ in records]),
+        sketch_similarity_summary([sketch for *_, sketch, _ in records]),
         np.array([rank or 0.0 for *_, rank in records]),
         [{kind: set(sp) for kind, sp in injection} for injection, *_ in records],
         empty=[empty for _, empty, *_ in records],
@@ -238,7 +240,7 @@ def audit_records(
 
 def _model_audit(
     model: str,
-    sim: np.ndarray,
+    similarities: SimilaritySummary,
     ranks: np.ndarray,
     findings: Sequence[dict[str, set[str]]],
     empty: Sequence[bool],
@@ -246,11 +248,11 @@ def _model_audit(
     lengths: Sequence[tuple[int, int | None, float | None]],
     thresholds: Thresholds,
 ) -> ModelAudit:
-    """Figures and flags from per-answer measures (``sim``: pairwise similarities; ``ranks``:
+    """Figures and flags from per-answer measures (``similarities``: of pairs of answers; ``ranks``:
     off-prompt ranks; ``lengths``: (answer length, baseline length, points) per answer)."""
     t = thresholds
     n = len(findings)
-    constants = int(np.sum(nearest_similarity(sim) >= t.constant_similarity)) if n else 0
+    constants = int(np.sum(similarities.nearest >= t.constant_similarity)) if n else 0
     off_prompts = int(np.sum(ranks > t.off_prompt_rank)) if n else 0
     evidence: dict[str, int] = {}
     attempts = 0
@@ -292,7 +294,7 @@ def _model_audit(
         n=n,
         flags=flags,
         constant_share=share(constants),
-        median_similarity=median_pair_similarity(sim),
+        median_similarity=similarities.median,
         off_prompt_share=share(off_prompts),
         injection_share=share(attempts),
         injection_samples=attempts,
