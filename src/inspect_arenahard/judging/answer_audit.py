@@ -128,15 +128,14 @@ def sketch_similarity_summary(sketches: Sequence[str | None]) -> SimilaritySumma
     nearest = np.zeros(n)  # a blank answer is like nothing
     if m:
         packed = b"".join(base64.b64decode(s) for s in present)
-        differing = _differing_bits(np.frombuffer(packed, dtype=np.uint64).reshape(m, -1))
-        counts = np.bincount(differing.ravel(), minlength=SKETCH_BITS + 1)
-        counts[0] -= m  # the diagonal
-        pairs = counts // 2  # each pair twice in the symmetric matrix
+        differing = _differing_bits_above_diagonal(
+            np.frombuffer(packed, dtype=np.uint64).reshape(m, -1)
+        )
+        pairs = np.bincount(differing.ravel(), minlength=_UNSET + 1)[:_UNSET]
         histogram[:_BLANK_KEY] += pairs[:_BLANK_KEY]
         histogram[_BLANK_KEY + 1 :] += pairs[_BLANK_KEY:]
         if m > 1:
-            np.fill_diagonal(differing, SKETCH_BITS + 1)
-            closest = differing.min(axis=1).astype(np.intp)
+            closest = np.minimum(differing.min(axis=1), differing.min(axis=0)).astype(np.intp)
             near = _SIMILARITY_BY_KEY[closest + (closest >= _BLANK_KEY)]
         else:
             near = np.full(1, -np.inf)
@@ -144,6 +143,29 @@ def sketch_similarity_summary(sketches: Sequence[str | None]) -> SimilaritySumma
             near = np.maximum(near, 0.0)
         nearest[[k for k, s in enumerate(sketches) if s is not None]] = near
     return SimilaritySummary(nearest=nearest, median=_median_by_key(histogram))
+
+
+_UNSET = SKETCH_BITS + 1
+"""Where ``_differing_bits_above_diagonal`` has no pair: more bits than a sketch has."""
+
+
+def _differing_bits_above_diagonal(words: np.ndarray, block: int = 64) -> np.ndarray:
+    """``_differing_bits`` of each pair once, above the diagonal (``_UNSET`` on and below it):
+    half the work, a block of rows at a time against the rows from that block on."""
+    n = len(words)
+    if not hasattr(np, "bitwise_count"):
+        differing = _differing_bits(words).astype(np.uint16)
+        differing[np.tril_indices(n)] = _UNSET
+        return differing
+    differing = np.full((n, n), _UNSET, dtype=np.uint16)
+    for start in range(0, n, block):
+        rows, later = words[start : start + block], words[start:]
+        counts = np.zeros((len(rows), len(later)), dtype=np.uint16)
+        for k in range(words.shape[1]):
+            counts += np.bitwise_count(rows[:, None, k] ^ later[None, :, k])
+        counts[np.tril_indices(len(rows))] = _UNSET
+        differing[start : start + block, start:] = counts
+    return differing
 
 
 def _median_by_key(histogram: np.ndarray) -> float:
