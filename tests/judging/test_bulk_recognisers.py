@@ -14,7 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspect_arenahard.judging import injection, integrity
-from inspect_arenahard.judging.scaleeval_verdicts import HEADING, NAMED_NUMBER_LINE
+from inspect_arenahard.judging.scaleeval_verdicts import (
+    HEADING,
+    LINE_BREAKS,
+    NAMED_NUMBER_LINE,
+    SPACES,
+)
 from inspect_arenahard.judging.verdicts import LABEL_SPELLINGS, LETTERS, sign_pattern
 
 _SIGN = sign_pattern(r"\s*+")
@@ -67,6 +72,16 @@ def test_the_run_before_a_label_is_what_its_pattern_matches() -> None:
     """``_RUN`` lists the whitespace below U+3001 only: no whitespace lies above it."""
     everything = "".join(map(chr, range(sys.maxunicode + 1)))
     assert set(integrity._RUN) == set(re.findall(r"[\s\[]", everything))
+
+
+def test_scaleeval_spaces_are_unicode_whitespace_that_does_not_break_a_line() -> None:
+    """The written-out ``SPACES`` is the walk over all of Unicode it stands for."""
+    everything = map(chr, range(sys.maxunicode + 1))
+    walked = [ch for ch in everything if ch.isspace() and ch not in LINE_BREAKS]
+    assert list(SPACES) == walked
+    assert set(LINE_BREAKS) == {
+        ch for ch in map(chr, range(sys.maxunicode + 1)) if len(f"a{ch}b".splitlines()) == 2
+    }
 
 
 PROSE_PIECES = [
