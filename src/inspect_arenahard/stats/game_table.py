@@ -17,7 +17,12 @@ from typing import Any
 import numpy as np
 
 from inspect_arenahard.stats.game_record import BATTLE_FIELDS, check_game
-from inspect_arenahard.stats.verdict_points import LABELS, SPELLINGS, normalize_label
+from inspect_arenahard.stats.verdict_points import (
+    LABELS,
+    SPELLINGS,
+    normalize_label,
+    outcome_for,
+)
 
 STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
 """Per-answer style sums kept for style control: token count, then h1–h6, list-item and bold counts."""
@@ -26,11 +31,12 @@ UNPARSED = -1
 """``GameTable.label`` of a game without a parsed verdict."""
 
 _LABEL_CODE: dict[str, int] = {s: LABELS.index(c) for s, c in SPELLINGS.items()}
-A_POINTS = np.array([1.0, 1.0, 0.5, 0.0, 0.0])
-"""Points of position A for each label code (``LABELS`` order)."""
-STRONG = np.array([True, False, False, False, True])
+_A_SIDE = [outcome_for(label, "A") for label in LABELS]
+A_POINTS = np.array([points for points, _ in _A_SIDE])
+"""Points of position A for each label code (``LABELS`` order), from ``outcome_for``."""
+STRONG = np.array([strong for _, strong in _A_SIDE])
 """Whether each label code is a strong (``>>``) verdict."""
-A_OUTCOME = np.array([2, 1, 0, -1, -2], dtype=np.int8)
+A_OUTCOME = (np.sign(A_POINTS - 0.5) * np.where(STRONG, 2, 1)).astype(np.int8)
 """Outcome of position A for each label code: 2 much better … −2 much worse."""
 
 
