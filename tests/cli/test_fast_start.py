@@ -89,3 +89,37 @@ def test_ranking_a_battle_file_loads_only_what_the_fit_needs() -> None:
     heavy = {m for m in loaded if m.split(".")[0] in set(HEAVY) - {"scipy", "pyarrow"}}
     assert not heavy, f"leaderboard --battles imported {sorted(heavy)[:5]}"
     assert not {m for m in loaded if m.startswith("scipy.stats")}
+
+
+def test_commands_names_the_module_of_every_command() -> None:
+    """`main` builds only the given command's parser from ``COMMANDS``: it must name every
+    command's module, and that parser alone must hold the command the whole parser holds."""
+    from inspect_arenahard.cli import COMMANDS
+
+    assert sorted(COMMANDS) == sorted(_commands())
+    for command in COMMANDS:
+        [action] = [
+            a for a in build_parser(command)._actions if isinstance(a, argparse._SubParsersAction)
+        ]
+        assert list(action.choices) == [command]
+        assert action.choices[command].format_help() == _subparser(build_parser(), command)
+
+
+def test_a_command_starts_without_the_other_commands_modules() -> None:
+    """`arenahard leaderboard ...` imports no other command's module, nor the package metadata
+    (read only for --version)."""
+    probe = PROBE.replace('{name.split(".")[0] for name in sys.modules}', "sys.modules")
+    out = subprocess.run(
+        [sys.executable, "-c", probe, "leaderboard", "--help"], capture_output=True, text=True
+    ).stdout
+    assert "EXIT 0" in out, out
+    loaded = set(out.rsplit("LOADED", 1)[1].split())
+    assert "inspect_arenahard.cli.leaderboard" in loaded
+    others = {f"inspect_arenahard.cli.{m}" for m in ("metrics", "judges", "curate", "tournament")}
+    assert not loaded & others
+    assert "importlib.metadata" not in loaded
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> str:
+    [action] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return action.choices[command].format_help()

@@ -1,7 +1,9 @@
 """The ``arenahard`` console script: one subcommand module per stage.
 
 Each module in ``SUBCOMMANDS`` exposes ``register(subparsers)``, adding its parser and setting
-``func`` (called with the parsed arguments, returns an exit code).
+``func`` (called with the parsed arguments, returns an exit code). ``main`` builds only the parser
+of the command it is given (``COMMANDS`` names its module): the other modules' imports are not
+start-up time of the command that runs.
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ import sys
 from typing import Sequence
 
 from inspect_arenahard.errors import UserError, is_user_error
-from inspect_arenahard.files.outputs import versions
 
-__all__ = ["SUBCOMMANDS", "build_parser", "main", "one_line"]
+__all__ = ["COMMANDS", "SUBCOMMANDS", "build_parser", "main", "one_line"]
 
 SUBCOMMANDS: list[str] = [
     "leaderboard",
@@ -28,24 +29,52 @@ SUBCOMMANDS: list[str] = [
     "audit",
     "reporting",
 ]
+COMMANDS: dict[str, str] = {
+    "leaderboard": "leaderboard",
+    "metrics": "metrics",
+    "judges": "judges",
+    "power": "power",
+    "curate": "curate",
+    "metaeval": "metaeval",
+    "import": "importing",
+    "tournament": "tournament",
+    "audit": "audit",
+    "report": "reporting",
+}
+"""Each command's module in ``SUBCOMMANDS`` (the one whose ``register`` adds it)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version``: the versions are read from the installed metadata only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(
+            option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from inspect_arenahard.files.outputs import versions
+
+        v = versions()
+        print(f"{parser.prog} {v['inspect_arenahard']} (Inspect {v['inspect_ai']})")
+        parser.exit()
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``arenahard`` parser with every command's, or with only ``command``'s when it is one
+    of ``COMMANDS`` (it parses that command's arguments as the whole parser does)."""
     parser = argparse.ArgumentParser(
         prog="arenahard",
         description="Arena-Hard-Auto for Inspect AI: curate benchmarks, aggregate judge logs "
         "into leaderboards, and measure benchmark and judge quality. "
         "Evaluations themselves run with `inspect eval arenahard`.",
     )
-    v = versions()
     parser.add_argument(
-        "--version",
-        action="version",
-        version=f"%(prog)s {v['inspect_arenahard']} (Inspect {v['inspect_ai']})",
-        help="print this package's and Inspect's versions and exit",
+        "--version", action=_Version, help="print this package's and Inspect's versions and exit"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in SUBCOMMANDS:
+    modules = [COMMANDS[command]] if command in COMMANDS else SUBCOMMANDS
+    for module in modules:
         importlib.import_module(f"inspect_arenahard.cli.{module}").register(subparsers)
     return parser
 
@@ -61,7 +90,8 @@ the extra to install in one line instead of a traceback."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help()
