@@ -108,6 +108,23 @@ def test_no_style_metadata_and_integer_ids_read_alike(tmp_path: Path) -> None:
     assert ours.style_a is None and type(ours.question_id[0]) is int
 
 
+def test_rows_alike_but_for_their_id_category_or_judge_are_separate_games(tmp_path: Path) -> None:
+    """A run is rows equal in every field: the same pair and winner under another question id,
+    category or judge starts a new game."""
+    base = {"question_id": "q1", "model_a": "x", "model_b": "y", "winner": "model_a"}
+    rows = [
+        *[base] * 3,  # one strong game
+        *[{**base, "question_id": "q2"}] * 2,
+        {**base, "question_id": "q2", "category": "coding"},
+        *[{**base, "question_id": "q2", "category": "coding", "judge": "j"}] * 3,
+        {**base, "question_id": "q3", "category": "coding", "judge": "j"},
+    ]
+    path = write(tmp_path / "b.jsonl", rows)
+    ours = read_battles_jsonl(path)
+    assert_same_battles(ours, read_battle_rows(path))
+    assert ours.weight.tolist() == [3.0, 1.0, 1.0, 1.0, 3.0, 1.0]
+
+
 @pytest.mark.shared_data
 @pytest.mark.parametrize("runs", [True, False], ids=["repeated-ids", "distinct-ids"])
 def test_text_ids_and_labels_read_alike_however_often_they_repeat(

@@ -422,10 +422,13 @@ def from_battle_columns(
         (columns.a[1:] == columns.a[:-1])
         & (columns.b[1:] == columns.b[:-1])
         & (columns.winner[1:] == columns.winner[:-1])
-        & _same_as_previous(columns.question_id)
-        & _same_as_previous(columns.category)
-        & _same_as_previous(columns.judge)
     )
+    # Python values are compared only where the codes repeat (a million ids: 13 ms each)
+    rows = np.flatnonzero(repeat)
+    for values in (columns.question_id, columns.category, columns.judge):
+        rows = rows[_same_as_previous(values, rows)]
+    repeat[:] = False
+    repeat[rows] = True
     for style in (columns.style_a, columns.style_b):
         if style is not None and repeat.any():
             same = (style[1:] == style[:-1]) | (np.isnan(style[1:]) & np.isnan(style[:-1]))
@@ -448,9 +451,10 @@ def from_battle_columns(
     )  # fmt: skip
 
 
-def _same_as_previous(values: np.ndarray) -> np.ndarray:
-    """Whether each value after the first equals the one before it (None equals None)."""
-    return np.asarray(values[1:] == values[:-1], dtype=bool)
+def _same_as_previous(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Whether each of ``rows`` (none the first) holds the value of the row before it (None
+    equals None)."""
+    return np.asarray(values[rows] == values[rows - 1], dtype=bool)
 
 
 def _expanded_runs(repeat: np.ndarray, strong_weight: int) -> tuple[np.ndarray, np.ndarray] | None:
