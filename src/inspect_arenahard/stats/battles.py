@@ -121,7 +121,10 @@ class Battles:
     def games_per_model(self, rows: np.ndarray) -> np.ndarray:
         """Number of ``rows`` (a boolean mask) each model takes part in."""
         m = len(self.models)
-        return np.bincount(self.a[rows], minlength=m) + np.bincount(self.b[rows], minlength=m)
+        if not rows.any():  # (a battle file's exclusions: a million-row mask selects nothing)
+            return np.zeros(m, dtype=np.intp)
+        a, b = (self.a, self.b) if rows.all() else (self.a[rows], self.b[rows])
+        return np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
 
     def avg_tokens(self) -> np.ndarray:
         """Mean token count of each model's distinct answers (one per question id); NaN if unknown."""
