@@ -427,11 +427,11 @@ def from_battle_columns(
         & (columns.winner[1:] == columns.winner[:-1])
     )
     # Python values are compared only where the codes repeat (a million ids: 13 ms each)
-    rows = np.flatnonzero(repeat)
+    candidates = np.flatnonzero(repeat)
     for values in (columns.question_id, columns.category, columns.judge):
-        rows = rows[_same_as_previous(values, rows)]
+        candidates = candidates[_same_as_previous(values, candidates)]
     repeat[:] = False
-    repeat[rows] = True
+    repeat[candidates] = True
     for style in (columns.style_a, columns.style_b):
         if style is not None and repeat.any():
             same = (style[1:] == style[:-1]) | (np.isnan(style[1:]) & np.isnan(style[:-1]))
