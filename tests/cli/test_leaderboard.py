@@ -327,3 +327,34 @@ def test_cli_json_html_data_and_dataframe_agree(
 ) -> None:
     """One ranking service: the same options give the same numbers in all three outputs."""
     assert len(agreed_records(imported_logs, flags, tmp_path)) == 6
+
+
+@pytest.mark.shared_data
+def test_a_battle_files_start_up_is_left_out_of_collections_until_the_command_ends(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The modules imported and the battles read live until the command ends: the ranking runs
+    with them frozen out of the collector, which is left as it was found afterwards (also when
+    the command fails)."""
+    import gc
+
+    from inspect_arenahard.stats import ranking
+
+    seen: dict[str, object] = {}
+    real_rank = ranking.rank
+
+    def rank(inputs: object, options: object) -> object:
+        seen.update(frozen=gc.get_freeze_count(), enabled=gc.isenabled())
+        return real_rank(inputs, options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ranking, "rank", rank)
+    battles = str(shared(*BATTLE_FILE))
+    code, out, _ = run_cli(
+        ["--battles", battles, "--ci-method", "official", "--rounds", "5"], capsys
+    )
+    assert code == 0 and "claude-3-haiku-20240307" in out
+    assert seen["enabled"] and isinstance(seen["frozen"], int) and seen["frozen"] > 1000
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    code, _, err = run_cli(["--battles", battles, "--strong-weight", "2"], capsys)
+    assert code == 2 and "--strong-weight applies to judge logs" in err
+    assert gc.isenabled() and gc.get_freeze_count() == 0
