@@ -20,6 +20,7 @@ from inspect_arenahard.judging.canonical import (
     _FOLDS,
     READINGS,
     Canonical,
+    _escapes_and_markup_only,
     _events,
     _odd_characters,
     _scanner,
@@ -107,6 +108,31 @@ def test_split_reading_matches_the_token_by_token_reading(text: str) -> None:
         assert fast.text == slow.text, (text, reading)
         assert character_map(fast) == character_map(slow), (text, reading)
         assert inexact(fast) == inexact(slow), (text, reading)
+
+
+ASCII_PIECES = [
+    *"[]()>=0 \n\t*_`~^{}$\\|!#-:@\x00\x1b\x7f",
+    "\\\\", "\\[", "\\]", "\\*", "\\_", "\\`", "\\\\[", "\\\\\\*", "\\\n", "\\ ", "\\1",
+    "**", "[[B**>>**A]]", "\\[\\[B>>A\\]\\]", "\\\\\\", "`A>B`", "$B>>A$",
+]  # fmt: skip
+"""Backslash escapes (runs of backslashes, odd and even), markup and control characters (no
+piece starts with a letter, so no backslash starts a LaTeX command): the ASCII texts whose rendered reading is built from arrays (``_rendered_ascii``)."""
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(ASCII_PIECES), max_size=40).map("".join))
+@example("\\")  # a backslash that ends the text escapes nothing
+@example("\\\\\\[**")  # an odd run of backslashes escapes the character after it
+def test_escapes_and_markup_read_from_arrays_as_token_by_token(text: str) -> None:
+    assert _escapes_and_markup_only(text)
+    fast, slow = canonical(text, "rendered"), general(text, "rendered")
+    assert fast.text == slow.text, text
+    assert character_map(fast) == character_map(slow), text
+    assert inexact(fast) == inexact(slow), text
+    for protocol in PROTOCOLS:
+        found = findings(fast, protocol)
+        if found:
+            assert _mapped(fast, recognised(fast, protocol)) == reference_mapped(fast, found)
 
 
 @settings(max_examples=400, deadline=None)

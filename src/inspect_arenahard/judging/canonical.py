@@ -338,6 +338,8 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     """``text`` as read in ``reading`` (module docstring), with the map back to the original."""
     if reading == "raw":
         return Canonical(text, text, reading)
+    if reading == "rendered" and _escapes_and_markup_only(text):
+        return _rendered_ascii(text)
     folds = _FOLDS[reading]
     odd = _odd_characters(text, reading)
     closable = reading == "rendered" and "<!--" in text and "-->" in text
@@ -610,3 +612,75 @@ def _events(
                 pieces.append(folds[ord(text[at])])
                 pos = at + 1
     return firsts, lasts, pieces
+
+
+def _escapes_and_markup_only(text: str) -> bool:
+    """Whether the rendered reading of ``text`` cuts only backslash escapes (``\\[``) and runs
+    of markup or control characters: ASCII with no ``&`` (entities), no ``<`` (tags, comments)
+    and no backslash before a letter (a LaTeX command may start there)."""
+    return (
+        _ASCII_CUTS_READ_AS_NOTHING
+        and text.isascii()
+        and "&" not in text
+        and "<" not in text
+        and ("\\" not in text or _BACKSLASH_LETTER.search(text) is None)
+    )
+
+
+_BACKSLASH_LETTER = re.compile(r"\\[A-Za-z]")
+
+
+def _ascii_table(value: Callable[[str], int]) -> np.ndarray:
+    return np.array([value(chr(code)) for code in range(128)], np.int64)
+
+
+_ESCAPED = _ascii_table(lambda ch: _LATEX.fullmatch("\\" + ch) is not None)
+"""Whether a backslash before this character starts an escape."""
+_ESCAPE_READ = _ascii_table(
+    lambda ch: ord(read) if len(read := _read("\\" + ch).translate(_FOLDS["rendered"])) else -1
+)
+"""What an escape of this character reads as (a code, or -1 for nothing)."""
+_CUT = _ascii_table(lambda ch: ch in _ASCII_ODD["rendered"]).astype(bool)
+"""The characters the rendered reading cuts out (each reads as nothing, which
+``_escapes_and_markup_only`` checks once)."""
+_ASCII_CUTS_READ_AS_NOTHING = all(_FOLDS["rendered"][ord(c)] == "" for c in _ASCII_ODD["rendered"])
+
+
+def _rendered_ascii(text: str) -> Canonical:
+    """The rendered reading of a text ``_escapes_and_markup_only`` accepts, from array
+    operations on its bytes (what the split path reads, token for token: a character after an
+    escaping backslash is consumed, and a maximal run of markup or control characters not so
+    consumed reads as nothing), so that a token every few characters costs no Python step."""
+    codes = np.frombuffer(text.encode("ascii"), np.uint8)
+    n = len(codes)
+    backslash = np.flatnonzero(codes == 92)
+    escapes = backslash[:0]
+    if len(backslash):  # pairs from the start of each run of backslashes; an odd last escapes
+        new_run = np.ones(len(backslash), bool)  # the character after it if that is escapable
+        new_run[1:] = np.diff(backslash) > 1
+        run_start = backslash[new_run][np.cumsum(new_run) - 1]
+        paired = (backslash - run_start) % 2 == 0
+        after = np.minimum(backslash + 1, n - 1)
+        escapes = backslash[paired & (backslash + 1 < n) & _ESCAPED[codes[after]].astype(bool)]
+    read = _ESCAPE_READ[codes[escapes + 1]]
+    consumed = np.zeros(n + 1, bool)
+    consumed[escapes] = consumed[escapes + 1] = True
+    cut = np.append(_CUT[codes], False) & ~consumed
+    edges = np.diff(cut.view(np.int8), prepend=np.int8(0))
+    run_starts, run_ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    keep = ~(consumed | cut)[:n]
+    shown = codes.copy()
+    one = escapes[read >= 0] + 1
+    shown[one] = read[read >= 0]
+    keep[one] = True
+    reading = shown[keep].tobytes().decode("ascii")
+
+    def cuts() -> tuple[np.ndarray, ...]:
+        last = np.zeros(n + 1, np.int64)
+        size = np.zeros(n + 1, np.int64)
+        last[escapes], size[escapes] = escapes + 2, read >= 0
+        last[run_starts] = run_ends
+        firsts = np.flatnonzero(last)
+        return firsts, last[firsts], size[firsts]
+
+    return Canonical(reading, text, "rendered", cuts)
