@@ -23,6 +23,7 @@ from inspect_arenahard.judging.canonical import (
     _escapes_and_markup_only,
     _events,
     _odd_characters,
+    _runs_split,
     _scanner,
     canonical,
 )
@@ -133,6 +134,13 @@ def test_escapes_and_markup_read_from_arrays_as_token_by_token(text: str) -> Non
         found = findings(fast, protocol)
         if found:
             assert _mapped(fast, recognised(fast, protocol)) == reference_mapped(fast, found)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_runs_split_from_codes_as_by_the_plain_scanner(text: str) -> None:
+    odd = _odd_characters(text, "plain")
+    assert _runs_split(text, odd) == _scanner("plain", odd, False, False).split(text), text
 
 
 @settings(max_examples=400, deadline=None)

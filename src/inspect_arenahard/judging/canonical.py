@@ -345,7 +345,7 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     closable = reading == "rendered" and "<!--" in text and "-->" in text
     if not closable and "&" not in text:
         # a token reads the same wherever it stands: one split, a read per distinct token
-        parts = _scanner(reading, odd, False, False).split(text)
+        parts = _split(text, reading, odd)
         tokens = parts[1::2]
         if not text.isascii():  # an ASCII character outside the tokens reads as itself
             ends = list(accumulate(map(len, parts)))
@@ -358,7 +358,7 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         # an ``&`` is read a character at a time
         firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
     else:
-        parts = _scanner(reading, odd, False, False).split(text)
+        parts = _split(text, reading, odd)
         if len(parts) == 1:  # entities only: read from their own split
             return _entities_only(text, reading, folds)
         pieces = list(map(_Reads(folds).__getitem__, parts[1::2]))
@@ -531,6 +531,32 @@ def _scanner(reading: Reading, odd: str, comments: bool, ampersand: bool) -> re.
         return re.compile(f"({run})")
     opening = _OPENING if comments else _TAG_ONLY
     return re.compile(f"({opening}|{_LATEX.pattern}|{run})")
+
+
+def _split(text: str, reading: Reading, odd: str) -> list[str]:
+    """``_scanner(reading, odd, False, False).split(text)``: copied stretches and tokens,
+    alternating. The plain reading's tokens are the maximal runs of ``odd`` characters: in a
+    long text, found from its codes in a few array passes (a regular expression tests the
+    character class at every character, at about twice the cost)."""
+    if reading != "plain" or len(text) < _LONG:
+        return _scanner(reading, odd, False, False).split(text)
+    return _runs_split(text, odd)
+
+
+_LONG = 4096
+"""Texts from this length are split by array operations (below, the regular expression is
+faster)."""
+
+
+def _runs_split(text: str, odd: str) -> list[str]:
+    """``text`` split at the maximal runs of ``odd`` characters (kept), from its codes."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    marked = np.zeros(0x110000, bool)  # by code point
+    marked[np.fromiter(map(ord, odd), np.int64, len(odd))] = True
+    inside = np.concatenate([[False], marked[codes], [False]])
+    edges = np.flatnonzero(inside[1:] != inside[:-1])  # a run starts, ends, starts, …
+    bounds = [0, *edges.tolist(), len(text)]
+    return list(map(text.__getitem__, map(slice, bounds[:-1], bounds[1:])))
 
 
 class _Reads(dict[str, str]):
