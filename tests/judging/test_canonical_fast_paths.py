@@ -9,6 +9,7 @@ escapes, labels and markers) both must give the same reading, map and rewritten 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 import numpy as np
@@ -18,6 +19,8 @@ from hypothesis import strategies as st
 from inspect_arenahard.judging import injection
 from inspect_arenahard.judging.canonical import (
     _FOLDS,
+    _LATEX,
+    _TAG_START,
     READINGS,
     Canonical,
     _escapes_and_markup_only,
@@ -141,6 +144,25 @@ def test_escapes_and_markup_read_from_arrays_as_token_by_token(text: str) -> Non
 def test_runs_split_from_codes_as_by_the_plain_scanner(text: str) -> None:
     odd = _odd_characters(text, "plain")
     assert _runs_split(text, odd) == _scanner("plain", odd, False, False).split(text), text
+
+
+def plain_scanner(odd: str, comments: bool, ampersand: bool) -> re.Pattern[str]:
+    """The rendered reading's tokens as one alternation: a comment opening or tag, a LaTeX
+    command, a run."""
+    opening = f"<(?:!--|{_TAG_START})" if comments else f"<{_TAG_START}"
+    run = f"[{re.escape(odd)}{'&' if ampersand else ''}]++"
+    return re.compile(f"({opening}|{_LATEX.pattern}|{run})")
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+@example("<<b>\\\\<!--\\gt<i \\]**")
+def test_class_first_scanner_finds_the_tokens_of_the_alternation(text: str) -> None:
+    odd = _odd_characters(text, "rendered")
+    for comments in (False, True):
+        for ampersand in (False, True):
+            expected = plain_scanner(odd, comments, ampersand).split(text)
+            assert _scanner("rendered", odd, comments, ampersand).split(text) == expected, text
 
 
 @settings(max_examples=400, deadline=None)

@@ -515,8 +515,6 @@ _TAG_START = (
 )
 """``_TAG`` after its ``<``, first checking for a character a tag name can start with (one that
 matches a name's letter, case ignored), so a run of ``<`` is scanned at C speed."""
-_OPENING = rf"<(?:!--|{_TAG_START})"
-_TAG_ONLY = rf"<{_TAG_START}"
 
 
 @lru_cache(maxsize=256)
@@ -525,12 +523,17 @@ def _scanner(reading: Reading, odd: str, comments: bool, ampersand: bool) -> re.
     expanding characters (with ``&`` where ``ampersand``), and for the rendered reading a tag,
     LaTeX command or (where one can close) a comment opening. Tokens start with ``<`` or
     ``\\``, never a run's character, so scanning them together finds what scanning each alone
-    finds."""
-    run = f"[{re.escape(odd)}{'&' if ampersand else ''}]++"
+    finds. The pattern starts with the class of every token's first character and then goes on
+    by that character (checked behind it), so the scan passes over any other character at C
+    speed."""
+    chars = f"{re.escape(odd)}{'&' if ampersand else ''}"
     if reading == "plain":
-        return re.compile(f"({run})")
-    opening = _OPENING if comments else _TAG_ONLY
-    return re.compile(f"({opening}|{_LATEX.pattern}|{run})")
+        return re.compile(f"([{chars}]++)")
+    opening = f"(?:!--|{_TAG_START})" if comments else _TAG_START
+    latex = _LATEX.pattern.removeprefix("\\\\")
+    return re.compile(
+        f"([<\\\\{chars}](?:(?<=<){opening}|(?<=\\\\){latex}|(?<=[{chars}])[{chars}]*+))"
+    )
 
 
 def _split(text: str, reading: Reading, odd: str) -> list[str]:
