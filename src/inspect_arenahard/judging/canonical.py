@@ -707,7 +707,11 @@ def _rendered_ascii(text: str) -> Canonical:
     reading = shown[keep].tobytes().decode("ascii")
 
     def cuts() -> tuple[np.ndarray, ...]:
-        last = np.zeros(n + 1, np.int64)
+        if not len(run_starts):  # escapes only (or nothing)
+            return escapes, escapes + 2, (read >= 0).astype(np.int64)
+        if not len(escapes):
+            return run_starts, run_ends, np.zeros(len(run_starts), np.int64)
+        last = np.zeros(n + 1, np.int64)  # both, in order of where they start
         size = np.zeros(n + 1, np.int64)
         last[escapes], size[escapes] = escapes + 2, read >= 0
         last[run_starts] = run_ends
