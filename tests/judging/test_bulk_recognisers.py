@@ -175,6 +175,6 @@ def test_judge_phrases_tried_where_a_word_starts_match_a_whole_scan(text: str) -
     sparse = lowered + " x" * (8 * len(lowered))  # few places per character: tried one by one
     for written in (lowered, sparse):
         spans = injection.match_spans(injection._TO_JUDGE_LOWER.finditer(written))
-        found = injection._judge_phrases(written)
+        found = injection._phrases_where_words_start(written)
         assert found[0].tolist() == spans[0].tolist(), written
         assert found[1].tolist() == spans[1].tolist(), written

@@ -139,6 +139,14 @@ def test_escapes_and_markup_read_from_arrays_as_token_by_token(text: str) -> Non
             assert _mapped(fast, recognised(fast, protocol)) == reference_mapped(fast, found)
 
 
+@settings(max_examples=200, deadline=None)
+@given(TEXTS.filter(bool))
+def test_odd_characters_of_a_long_text_from_its_codes_as_from_its_set(text: str) -> None:
+    long = text * (4096 // len(text) + 1)  # the same characters, read from an array pass
+    for reading in ("plain", "rendered"):
+        assert _odd_characters(long, reading) == _odd_characters(text, reading), text
+
+
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_runs_split_from_codes_as_by_the_plain_scanner(text: str) -> None:

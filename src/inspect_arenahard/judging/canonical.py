@@ -501,8 +501,10 @@ def _odd_characters(text: str, reading: Reading) -> str:
     if text.isascii():
         return odd
     marks = _ODD[reading]
+    if len(text) < _LONG:
+        return odd + "".join(sorted(c for c in set(text) if c > "\x7f" and marks[ord(c)] == "\x00"))
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-    distinct = np.unique(codes[codes > 0x7F]).tolist()  # in order, one array pass
+    distinct = np.unique(codes[codes > 0x7F]).tolist()  # in order, one array pass (a long text)
     return odd + "".join(chr(c) for c in distinct if marks[c] == "\x00")
 
 

@@ -174,6 +174,18 @@ def _judge_only(canon: Canonical) -> Hits:
 
 
 def _judge_phrases(lowered: str) -> tuple[np.ndarray, np.ndarray]:
+    """``_TO_JUDGE_LOWER``'s matches in ``lowered``: in a long text, tried only where a phrase's
+    word can start (``_phrases_where_words_start``); a short one is scanned whole (the array
+    operations cost more there)."""
+    if len(lowered) < _LONG:
+        return match_spans(_TO_JUDGE_LOWER.finditer(lowered))
+    return _phrases_where_words_start(lowered)
+
+
+_LONG = 4096
+
+
+def _phrases_where_words_start(lowered: str) -> tuple[np.ndarray, np.ndarray]:
     """``_TO_JUDGE_LOWER``'s matches in ``lowered``, tried only where a phrase's word can start:
     its first two letters, its third, and no ASCII word character before it (array operations
     on the text's bytes); where that leaves many places, one scan of the whole text. A match
