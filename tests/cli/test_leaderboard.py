@@ -358,3 +358,35 @@ def test_a_battle_files_start_up_is_left_out_of_collections_until_the_command_en
     code, _, err = run_cli(["--battles", battles, "--strong-weight", "2"], capsys)
     assert code == 2 and "--strong-weight applies to judge logs" in err
     assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.freeze()  # a caller that froze its own heap keeps it frozen
+    try:
+        frozen = gc.get_freeze_count()
+        code, _, _ = run_cli(["--battles", battles, "--rounds", "5"], capsys)
+        assert code == 0 and gc.get_freeze_count() > frozen // 2  # (less what was freed)
+    finally:
+        gc.unfreeze()
+
+
+@pytest.mark.shared_data
+def test_judge_logs_are_read_with_the_collector_as_the_caller_left_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Reading judge logs makes garbage (parsed records): the collector runs as usual and
+    nothing is frozen out of it."""
+    import gc
+
+    from inspect_arenahard.logs.importer import import_judgments
+    from inspect_arenahard.stats import ranking
+
+    import_judgments(shared("arena-hard-v0.1"), "gpt-4o", tmp_path / "logs")
+    seen: dict[str, object] = {}
+    real_rank = ranking.rank
+
+    def rank(inputs: object, options: object) -> object:
+        seen.update(frozen=gc.get_freeze_count(), enabled=gc.isenabled())
+        return real_rank(inputs, options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ranking, "rank", rank)
+    code, out, _ = run_cli([str(tmp_path / "logs"), "--rounds", "5"], capsys)
+    assert code == 0 and "gpt-4o" in out
+    assert seen == {"frozen": 0, "enabled": True}

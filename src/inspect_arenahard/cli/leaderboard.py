@@ -91,12 +91,15 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with _untraced_once_built():
-        return _run(args)
+    # a battle file's start-up is kept out of collections; judge logs are read as any caller's
+    # code runs, and a heap the caller froze itself is left as it is
+    quiet = bool(args.battles) and gc.get_freeze_count() == 0
+    with _untraced_once_built(quiet):
+        return _run(args, quiet)
 
 
-def _run(args: argparse.Namespace) -> int:
-    with _no_collection_while_building():
+def _run(args: argparse.Namespace, quiet: bool) -> int:
+    with _no_collection_while_building(quiet):
         battles = _battles_soon(args)  # a battle file is parsed while the ranking code is imported
         from inspect_arenahard.report.leaderboard_tables import (
             format_tables,
@@ -142,21 +145,25 @@ def _run(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _untraced_once_built() -> Iterator[None]:
+def _untraced_once_built(active: bool) -> Iterator[None]:
     """Within it, what ``_no_collection_while_building`` built stays out of every collection;
     after it, collections trace everything again."""
     try:
         yield
     finally:
-        gc.unfreeze()
+        if active:
+            gc.unfreeze()
 
 
 @contextmanager
-def _no_collection_while_building() -> Iterator[None]:
+def _no_collection_while_building(active: bool) -> Iterator[None]:
     """No cyclic collection while the modules are imported and a battle file read, and what they
     built is then left out of later collections (``gc.freeze``): both live until the command
     ends, so tracing them finds no garbage; on a million battles that cost 0.1 s of CPU,
     holding the GIL the file's reader needs."""
+    if not active:
+        yield
+        return
     enabled = gc.isenabled()
     gc.disable()
     try:
