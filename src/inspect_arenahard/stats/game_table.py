@@ -75,8 +75,9 @@ class GameTable:
     judge_code: np.ndarray
     """Codes into ``judges`` (the distinct judge values, first seen first)."""
     question_id: np.ndarray
+    prompts: tuple[Any, ...]
     prompt: np.ndarray
-    """Code of each record's ``question_id`` (equal ids, equal codes)."""
+    """Codes into ``prompts`` (the distinct ``question_id`` values, first seen first)."""
     category: np.ndarray
     version: np.ndarray
     epoch: np.ndarray
@@ -102,6 +103,12 @@ class GameTable:
         values[:] = self.judges
         return values[self.judge_code]
 
+    def prompt_order(self) -> np.ndarray:
+        """Each row's prompt as its rank among the names (``str``) of the table's prompts, sorted:
+        the order the judge checks' intervals cluster by (``stats.shares.cluster_index``)."""
+        names = np.array([str(p) for p in self.prompts], dtype=str)
+        return np.unique(names, return_inverse=True)[1].reshape(-1)[self.prompt]
+
     @property
     def parsed(self) -> np.ndarray:
         """Games with a parsed verdict label."""
@@ -118,7 +125,7 @@ class GameTable:
         """The rows where ``mask`` holds (same name tables); itself when every row does."""
         if mask.dtype == bool and len(mask) == len(self) and mask.all():
             return self
-        keep = {"models", "judges", "games", "checked"}
+        keep = {"models", "judges", "prompts", "games", "checked"}
         changes = {
             f.name: getattr(self, f.name)[mask]
             for f in fields(self)
@@ -244,7 +251,7 @@ def _columns(records: list[Mapping[str, Any]]) -> GameTable:
     position = {t: i for i, t in enumerate(models)}
     code = {m: position[t] for m, t in text.items()}
     judges, judge_code = _codes(judge)
-    _, prompt = _codes(question_id)
+    prompts, prompt = _codes(question_id)
     games, game_code = _codes(game)
     label = [
         UNPARSED if lab is None or not ok else _LABEL_CODE.get(lab, -2)
@@ -262,6 +269,7 @@ def _columns(records: list[Mapping[str, Any]]) -> GameTable:
         judges=tuple(judges),
         judge_code=judge_code,
         question_id=_objects(question_id),
+        prompts=tuple(prompts),
         prompt=prompt,
         category=_objects(category),
         version=_objects(version),

@@ -71,13 +71,21 @@ def clustered_share(
     """The share of true ``hits`` with a ``ci`` interval that accounts for games on one prompt
     being alike: Wilson's interval at the effective sample size n / design effect (the number of
     prompts when every game went one way, where the design effect cannot be estimated)."""
+    return share_by_cluster(hits, cluster_index(clusters) if len(clusters) else None, ci)
+
+
+def share_by_cluster(
+    hits: Sequence[bool] | np.ndarray, index: np.ndarray | None, ci: float = DEFAULT_CI
+) -> Share:
+    """``clustered_share`` with each game's cluster already an index (``cluster_index``'s:
+    0 … clusters − 1 in the clusters' sorted order; None without games), as a game table gives
+    it without turning every prompt back into a name."""
     from scipy import stats  # on use: 0.4 s that ranking a battle file does without
 
     values = np.asarray(hits, dtype=float)
     n = len(values)
-    if n == 0:
+    if n == 0 or index is None:
         return Share(0, 0, 0, math.nan, math.nan, math.nan)
-    index = cluster_index(clusters)
     prompts = int(index.max()) + 1
     p = float(values.mean())
     binomial = p * (1 - p) / n
