@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from inspect_arenahard.stats.name_codes import cluster_index as cluster_index  # re-exported
 from inspect_arenahard.stats.quality import DEFAULT_CI
 
 
@@ -37,17 +38,6 @@ class Share:
         if not self.n:
             return "- of 0"
         return f"{100 * self.value:.0f}% [{100 * self.lower:.0f}%, {100 * self.upper:.0f}%] of {self.n}"
-
-
-def cluster_index(clusters: Sequence[Hashable]) -> np.ndarray:
-    """Each game's cluster as an index into the clusters' names (``str``) in sorted order:
-    ``np.unique(..., return_inverse=True)`` of the names, by one dict pass over the games and a
-    sort of the distinct names only."""
-    first: dict[str, int] = {}
-    seen = np.array([first.setdefault(c, len(first)) for c in map(str, clusters)], dtype=np.int64)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(np.array(list(first), dtype=str), kind="stable")] = np.arange(len(first))
-    return rank[seen]
 
 
 def clustered_variance(hits: np.ndarray, clusters: Sequence[Hashable]) -> float:
