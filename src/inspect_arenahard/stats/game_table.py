@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -291,11 +292,14 @@ def _styles(styles: Sequence[Any]) -> tuple[np.ndarray | None, np.ndarray | None
     malformed = np.zeros(len(styles), dtype=bool)
     if all(s is None for s in styles):
         return None, None, malformed
-    by_id = {id(s): s for s in styles if s is not None}
+    ids = list(map(id, styles))
+    by_id = dict(zip(ids, styles))
+    by_id.pop(id(None), None)
     distinct = list(by_id.values())
-    index = {key: i for i, key in enumerate(by_id)}
+    index = dict(zip(by_id, range(len(by_id))))
     try:
-        sides = [_side_vectors([s[side] for s in distinct]) for side in ("model", "baseline")]
+        both = _style_vectors([*map(_MODEL, distinct), *map(_BASELINE, distinct)])
+        sides = [both[: len(distinct)], both[len(distinct) :]]
     except (KeyError, TypeError, AttributeError):
         sides = None
     if sides is None:  # some style lacks a count: those rows are NaN and marked
@@ -308,7 +312,7 @@ def _styles(styles: Sequence[Any]) -> tuple[np.ndarray | None, np.ndarray | None
         ]
     else:
         bad = np.zeros(len(distinct), dtype=bool)
-    row = np.array([-1 if s is None else index[id(s)] for s in styles], dtype=np.int64)
+    row = np.fromiter(map(index.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
     has = row >= 0
     out = []
     for side in sides:
@@ -319,15 +323,18 @@ def _styles(styles: Sequence[Any]) -> tuple[np.ndarray | None, np.ndarray | None
     return out[0], out[1], malformed
 
 
-def _side_vectors(features: list[Any]) -> np.ndarray:
-    """``style_vector`` of many answers' features, a C-level pass per column."""
+_MODEL, _BASELINE = itemgetter("model"), itemgetter("baseline")
+_COUNTS = itemgetter("header_count", "list_count", "bold_count")
 
-    def sums(key: str) -> list[float]:
-        return list(map(float, map(sum, map(dict.values, map(itemgetter(key), features)))))
 
-    tokens = list(map(float, map(itemgetter("token_len"), features)))
-    columns = [tokens, sums("header_count"), sums("list_count"), sums("bold_count")]
-    return np.array(columns, dtype=float).T.reshape(-1, 4)
+def _style_vectors(features: list[Any]) -> np.ndarray:
+    """``style_vector`` of many answers' features: each count dict summed once by C-level passes
+    over all of them together (180,000 dicts for 60 logs × 500 samples × 2 answers)."""
+    n = len(features)
+    tokens = np.fromiter(map(float, map(itemgetter("token_len"), features)), dtype=float, count=n)
+    counts = chain.from_iterable(map(_COUNTS, features))
+    sums = np.fromiter(map(sum, map(dict.values, counts)), dtype=float, count=3 * n)
+    return np.column_stack([tokens, sums.reshape(n, 3)])
 
 
 def _or_none(style: Any) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
