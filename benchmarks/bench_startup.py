@@ -9,6 +9,7 @@ parser leaves unloaded are listed (``tests/cli/test_fast_start.py`` asserts it).
 
     python benchmarks/bench_startup.py
     python benchmarks/bench_startup.py --repeat 5
+    python benchmarks/bench_startup.py --logs LOG [LOG ...]   # also read these judge logs
 """
 
 from __future__ import annotations
@@ -55,7 +56,11 @@ def commands() -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
-    repeat = parser.parse_args().repeat
+    parser.add_argument(
+        "--logs", nargs="+", default=[], help="judge logs: also time the commands that read them"
+    )
+    options = parser.parse_args()
+    repeat = options.repeat
     python = [sys.executable, "-c"]
     print(f"CPU seconds, best of {repeat} (user + system of the child process)\n")
     print("reference")
@@ -71,6 +76,17 @@ def main() -> None:
     for args in [["--version"], ["--help"], *([c, "--help"] for c in commands())]:
         seconds = cpu_seconds(["arenahard", *args], repeat)
         print(f"  {' '.join(args):<40} {seconds:6.2f} s   {heavy_loaded(args)}")
+    if options.logs:
+        print(f"\nreading {len(options.logs)} judge logs (whole command)")
+        for command, flags in [
+            ("leaderboard", ["--cost", "--rounds", "10"]),
+            ("leaderboard", ["--no-audit", "--rounds", "10"]),
+            ("audit", []),
+        ]:
+            args = [command, *options.logs, *flags]
+            seconds = cpu_seconds(["arenahard", *args], repeat)
+            label = " ".join([command, "LOGS", *flags])
+            print(f"  {label:<40} {seconds:6.2f} s   {heavy_loaded(args)}")
 
 
 if __name__ == "__main__":

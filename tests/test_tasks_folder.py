@@ -11,7 +11,7 @@ from inspect_ai import Task, eval_set
 from inspect_ai.log import read_eval_log
 
 from inspect_arenahard import arenahard, arenahard_v2_hard
-from inspect_arenahard.evaluate.canaries import is_canary
+from inspect_arenahard.stats.game_record import is_canary
 from tests.helpers.scripted import scripted_model
 from tests.helpers.shared_data import shared
 

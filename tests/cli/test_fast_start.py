@@ -89,3 +89,35 @@ def test_ranking_a_battle_file_loads_only_what_the_fit_needs() -> None:
     heavy = {m for m in loaded if m.split(".")[0] in set(HEAVY) - {"scipy", "pyarrow"}}
     assert not heavy, f"leaderboard --battles imported {sorted(heavy)[:5]}"
     assert not {m for m in loaded if m.startswith("scipy.stats")}
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    ("command", "flags"),
+    [("leaderboard", ["--cost"]), ("leaderboard", ["--no-audit"]), ("audit", [])],
+    ids=["cost-and-audit", "plain", "audit"],
+)
+def test_reading_judge_logs_loads_neither_inspect_nor_scikit_learn(
+    tmp_path, command: str, flags: list[str]
+) -> None:
+    """`leaderboard LOGS` and `audit LOGS` read zstd-compressed `.eval` archives, audit the
+    recorded answers and cost the runs without importing Inspect (2 s of start-up),
+    scikit-learn or scipy.stats: those load only where a full sample's text is vectorised, a log
+    is not an archive or is a probe log."""
+    from inspect_arenahard.logs.importer import import_judgments
+
+    logs = tmp_path / "logs"
+    import_judgments(shared("arena-hard-v0.1"), "gpt-4o", logs)
+    archives = sorted(logs.glob("*.eval"))
+    assert archives
+    rounds = ["--rounds", "5"] if command == "leaderboard" else []
+    argv = [command, *map(str, archives), *rounds, *flags]
+    out = subprocess.run(
+        [sys.executable, "-c", RANKING_PROBE, *argv], capture_output=True, text=True, check=True
+    ).stdout
+    assert "EXIT 0" in out, out
+    loaded = set(out.rsplit("LOADED", 1)[1].split())
+    assert "inspect_arenahard.logs.reader" in loaded  # the probe saw the logs read
+    heavy = {m.split(".")[0] for m in loaded} & set(HEAVY) - {"scipy"}
+    assert not heavy, f"{command} LOGS {' '.join(flags)} imported {sorted(heavy)}"
+    assert not {m for m in loaded if m.startswith("scipy.stats")}

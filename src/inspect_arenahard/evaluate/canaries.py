@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput
@@ -23,9 +23,8 @@ from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.files.jsonl import read_jsonl
 from inspect_arenahard.judging.games import REFERENCE_ANSWER
 from inspect_arenahard.judging.templates import data_dir
+from inspect_arenahard.stats.game_record import CANARY, is_canary
 
-CANARY = "canary"
-"""Sample and score metadata key: true on a canary."""
 CANARY_MODEL = "canary_model"
 CANARY_ANSWER = "canary_answer"
 DEFAULT_CANARIES = 16
@@ -90,11 +89,6 @@ def canary_samples(count: int) -> list[Sample]:
         )
         for pair in canary_pairs()[:count]
     ]
-
-
-def is_canary(metadata: Mapping[str, Any] | None) -> bool:
-    """Whether sample (or score) metadata marks a canary."""
-    return bool((metadata or {}).get(CANARY))
 
 
 @solver

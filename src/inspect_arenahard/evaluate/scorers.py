@@ -54,7 +54,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from inspect_arenahard.evaluate.adaptive import judged, skipped_score
-from inspect_arenahard.evaluate.canaries import CANARY_MODEL, is_canary
+from inspect_arenahard.evaluate.canaries import CANARY_MODEL
 from inspect_arenahard.evaluate.solvers import BASELINE_ANSWER, BASELINE_MODEL
 from inspect_arenahard.evaluate.version_config import JudgeDefaults, VersionConfig
 from inspect_arenahard.judging.answer_audit import PromptIndex, answer_audit
@@ -72,7 +72,7 @@ from inspect_arenahard.judging.games import (
 from inspect_arenahard.judging.integrity import NEUTRALISE_VERSION, neutralise_all
 from inspect_arenahard.judging.style_features import style_features
 from inspect_arenahard.judging.templates import template
-from inspect_arenahard.stats.game_record import GameScore
+from inspect_arenahard.stats.game_record import GameScore, is_canary
 from inspect_arenahard.stats.verdict_points import (
     STRONG_WEIGHT,
     check_strong_weight,

@@ -9,11 +9,15 @@ reader, same de-duplication, same handling of damaged files). Curation reads its
 from __future__ import annotations
 
 import os
+import sys
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, cast
+
+if sys.version_info < (3, 14):  # Inspect writes zstd members; stdlib zipfile reads them from 3.14
+    import zipfile_zstd  # type: ignore[import-untyped]  # noqa: F401
 
 LOG_SUFFIXES = (".eval", ".json")
 

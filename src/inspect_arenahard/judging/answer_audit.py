@@ -21,20 +21,32 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
 
 from inspect_arenahard.judging.injection import injection_findings
 from inspect_arenahard.stats.game_record import AnswerAudit
 
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+
 SKETCH_BITS = 512
 _FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
-_NGRAMS = HashingVectorizer(
-    analyzer="char_wb", ngram_range=(5, 5), n_features=2**22, alternate_sign=False, norm=None
-)
-"""Hashed character 5-grams, as the audit's exact similarity counts them."""
+
+
+@lru_cache(maxsize=1)
+def _char_ngrams() -> HashingVectorizer:
+    """Hashed character 5-grams, as the audit's exact similarity counts them (scikit-learn is
+    imported when an answer is first vectorised: reading recorded sketches needs none of it)."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(
+        analyzer="char_wb", ngram_range=(5, 5), n_features=2**22, alternate_sign=False, norm=None
+    )
+
+
 _GOLDEN, _MIX1, _MIX2 = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xBF58476D1CE4E5B9),
@@ -45,7 +57,7 @@ _GOLDEN, _MIX1, _MIX2 = (
 def char_ngram_vectors(answers: Sequence[str]) -> Any:
     """Hashed character 5-gram counts, sublinear (log(1 + count): a run of dashes is one
     feature), not yet normalised: a scipy CSR matrix, one row per answer."""
-    vectors = _NGRAMS.transform(answers)
+    vectors = _char_ngrams().transform(answers)
     vectors.data = np.log1p(vectors.data)
     return vectors
 
@@ -201,6 +213,8 @@ class PromptIndex:
         self.name = f"{len(self.prompts)} prompts"
         """What Inspect records for a scorer argument holding an index."""
         self._row = {p: k for k, p in enumerate(self.prompts)}
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         try:
             self._tfidf: TfidfVectorizer | None = TfidfVectorizer(sublinear_tf=True).fit(
                 self.prompts

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from inspect_ai.log import read_eval_log_sample
-
 from inspect_arenahard.logs.reader import (
     DAMAGED,
     THINNED,
@@ -45,6 +43,8 @@ def card_items(paths: Sequence[str]) -> tuple[list[CardItem], list[str], list[st
                 continue
             metadata = score["metadata"]
             if any(isinstance(v, str) and v.startswith(THINNED) for v in metadata.values()):
+                from inspect_ai.log import read_eval_log_sample  # a thinned score: the full one
+
                 full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
                 metadata = getattr(find_score(full.scores, SCORER), "metadata", None) or {}
             if CARD not in metadata:

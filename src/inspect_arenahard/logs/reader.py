@@ -29,13 +29,11 @@ from operator import itemgetter
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Iterator, Protocol, Sequence
 
-import inspect_ai._util.zipfile  # noqa: F401  (teaches stdlib zipfile the zstd that .eval files use)
-from inspect_ai.log import read_eval_log, read_eval_log_sample, read_eval_log_sample_summaries
 from orjson import loads as _orjson_loads  # ~3× faster than json on sample summaries
 from zstandard import ZstdError
 
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.evaluate.adaptive import header_adaptive, run_note
+from inspect_arenahard.evaluate.stopping_header import header_adaptive, run_note
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
 from inspect_arenahard.stats.drift import canary_drift
 from inspect_arenahard.stats.game_record import (
@@ -279,6 +277,8 @@ def read_header(path: str) -> Header:
             member = "header.json" if "header.json" in names else "_journal/start.json"
             raw = _loads(archive.read(member))
     else:
+        from inspect_ai.log import read_eval_log  # a .json log: Inspect's own reader
+
         try:
             raw = read_eval_log(path, header_only=True).model_dump(exclude_none=True)
         except DAMAGED:  # NaN/Infinity or a field Inspect's model refuses: the plain JSON
@@ -546,6 +546,8 @@ def _sample_games(
         isinstance(metadata.get(k), str) and metadata[k].startswith(THINNED)
         for k in ("games", "style", "audit", "usage")
     ):
+        from inspect_ai.log import read_eval_log_sample
+
         try:
             full = read_eval_log_sample(path, id=summary["id"], epoch=summary["epoch"])
         except DAMAGED as ex:
@@ -658,6 +660,8 @@ def raw_summaries(path: str, damaged: list[str] | None = None) -> list[dict[str,
     on its own; the names of the members that could not be read are added to ``damaged``.
     """
     if not path.endswith(".eval"):
+        from inspect_ai.log import read_eval_log_sample_summaries
+
         try:
             return [s.model_dump() for s in read_eval_log_sample_summaries(path)]
         except DAMAGED:  # NaN/Infinity in a .json log: its plain JSON has the samples
@@ -710,6 +714,8 @@ def sample_records(path: str, damaged: list[str]) -> Iterator[dict[str, Any]]:
         with open_archive(path) as archive:
             yield from _members(archive, damaged)
         return
+    from inspect_ai.log import read_eval_log
+
     try:
         log = read_eval_log(path)
         samples: list[dict[str, Any]] = [s.model_dump() for s in log.samples or []]

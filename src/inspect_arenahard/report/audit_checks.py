@@ -58,8 +58,6 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.preprocessing import normalize
 
 from inspect_arenahard.judging.answer_audit import (
     SimilaritySummary,
@@ -139,6 +137,8 @@ class ModelAudit:
 
 def char_similarity(answers: Sequence[str]) -> np.ndarray:
     """Cosine similarity of every pair of answers over hashed character 5-grams (log(1 + count))."""
+    from sklearn.preprocessing import normalize  # only for full samples' text
+
     vectors = normalize(char_ngram_vectors(answers))
     return (vectors @ vectors.T).toarray()
 
@@ -165,6 +165,8 @@ def own_prompt_rank(prompts: Sequence[str], answers: Sequence[str]) -> np.ndarra
     n = len(answers)
     if n < 2:
         return np.zeros(n)
+    from sklearn.feature_extraction.text import TfidfVectorizer  # only for full samples' text
+
     try:
         tfidf = TfidfVectorizer(sublinear_tf=True).fit([*prompts, *answers])
     except ValueError:  # no words at all (every text empty)

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from inspect_ai.log import read_eval_log
-
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
 from inspect_arenahard.judging.answer_audit import PromptIndex, answer_audit
@@ -29,6 +27,7 @@ from inspect_arenahard.logs.reader import (
     find_score,
     log_files,
     read_games,
+    read_header,
 )
 from inspect_arenahard.report.audit_checks import (
     AuditedAnswer,
@@ -235,10 +234,23 @@ def read_model_samples(
     return answers.by_model(read_games(paths, answers))
 
 
+def _may_be_probe_log(path: str) -> bool:
+    """False for a log whose header (read without Inspect) names another task, so auditing judge
+    logs does not import Inspect; anything unreadable is left to Inspect's reader, as before."""
+    try:
+        return read_header(path).task.split("/")[-1] == PROBE_TASK
+    except Exception:  # noqa: BLE001  (Inspect's reader decides)
+        return True
+
+
 def read_probe_results(paths: Sequence[str | Path]) -> list[ProbeResult]:
     """Attack success per judge and probe from the ``arenahard_probes`` logs under ``paths``."""
     results = []
     for path in log_files(paths):
+        if not _may_be_probe_log(path):
+            continue
+        from inspect_ai.log import read_eval_log  # probe logs are few: Inspect's own reader
+
         try:
             log = read_eval_log(path, header_only=True)
         except Exception:  # noqa: BLE001  (not an Inspect log: judge logs are read elsewhere)

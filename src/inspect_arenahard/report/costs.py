@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from orjson import loads  # as the log reader: ~3× faster than json
 
-from inspect_arenahard.evaluate.canaries import is_canary
+from inspect_arenahard.stats.game_record import is_canary
 from inspect_arenahard.stats.sample_usage import CallCounts, SampleUsage, sample_usage
 
 if TYPE_CHECKING:

@@ -29,6 +29,14 @@ from inspect_arenahard.stats.verdict_points import (
     weighted_points,
 )
 
+CANARY = "canary"
+"""Sample and score metadata key: true on a canary (``inspect_arenahard.evaluate.canaries``)."""
+
+
+def is_canary(metadata: Mapping[str, Any] | None) -> bool:
+    """Whether sample (or score) metadata marks a canary."""
+    return bool((metadata or {}).get(CANARY))
+
 
 class _RecordCore(TypedDict):
     question_id: str
@@ -368,7 +376,7 @@ class GameScore:
             neutralised=metadata.get("neutralised"),
             committee=metadata.get("committee"),
             battle=metadata.get("battle"),
-            canary=bool(metadata.get("canary")),
+            canary=is_canary(metadata),
             audit=AnswerAudit.parse(metadata.get("audit"), where),
             usage=SampleUsage.parse(metadata.get("usage"), where),
         )
