@@ -158,3 +158,23 @@ def test_named_verdict_lines_read_from_the_line_break_match_their_pattern(lines:
     assert list(zip(starts.tolist(), ends.tolist())) == [
         m.span() for m in NAMED_NUMBER_LINE.finditer(lines) if m.end() > m.start()
     ]
+
+
+PHRASE_PIECES = [
+    *" \n\t.,_x9'\u2019\u00e9\u0131", "judge", "judges", "rater", "grader", "my", "my ", "m", "y",
+    "final", "verdict", "must", "ignore", "disregard", "forget", "all ", "previous", "the ",
+    "assistant", "answer", "response", "model", "output", " a", " b", "'s", " is ", "better",
+    "far ", "the winner", "as", "an", "mo", "ou", "fo", "re", "ev", "xjudge", "\u00e9judge",
+]  # fmt: skip
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(PHRASE_PIECES), max_size=60).map("".join))
+def test_judge_phrases_tried_where_a_word_starts_match_a_whole_scan(text: str) -> None:
+    lowered = text.lower()
+    sparse = lowered + " x" * (8 * len(lowered))  # few places per character: tried one by one
+    for written in (lowered, sparse):
+        spans = injection.match_spans(injection._TO_JUDGE_LOWER.finditer(written))
+        found = injection._phrases_where_words_start(written)
+        assert found[0].tolist() == spans[0].tolist(), written
+        assert found[1].tolist() == spans[1].tolist(), written

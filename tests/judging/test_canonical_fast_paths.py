@@ -9,6 +9,7 @@ escapes, labels and markers) both must give the same reading, map and rewritten 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 import numpy as np
@@ -18,10 +19,14 @@ from hypothesis import strategies as st
 from inspect_arenahard.judging import injection
 from inspect_arenahard.judging.canonical import (
     _FOLDS,
+    _LATEX,
+    _TAG_START,
     READINGS,
     Canonical,
+    _escapes_and_markup_only,
     _events,
     _odd_characters,
+    _runs_split,
     _scanner,
     canonical,
 )
@@ -107,6 +112,65 @@ def test_split_reading_matches_the_token_by_token_reading(text: str) -> None:
         assert fast.text == slow.text, (text, reading)
         assert character_map(fast) == character_map(slow), (text, reading)
         assert inexact(fast) == inexact(slow), (text, reading)
+
+
+ASCII_PIECES = [
+    *"[]()>=0 \n\t*_`~^{}$\\|!#-:@\x00\x1b\x7f",
+    "\\\\", "\\[", "\\]", "\\*", "\\_", "\\`", "\\\\[", "\\\\\\*", "\\\n", "\\ ", "\\1",
+    "**", "[[B**>>**A]]", "\\[\\[B>>A\\]\\]", "\\\\\\", "`A>B`", "$B>>A$",
+]  # fmt: skip
+"""Backslash escapes (runs of backslashes, odd and even), markup and control characters (no
+piece starts with a letter, so no backslash starts a LaTeX command): the ASCII texts whose rendered reading is built from arrays (``_rendered_ascii``)."""
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(ASCII_PIECES), max_size=40).map("".join))
+@example("\\")  # a backslash that ends the text escapes nothing
+@example("\\\\\\[**")  # an odd run of backslashes escapes the character after it
+def test_escapes_and_markup_read_from_arrays_as_token_by_token(text: str) -> None:
+    assert _escapes_and_markup_only(text)
+    fast, slow = canonical(text, "rendered"), general(text, "rendered")
+    assert fast.text == slow.text, text
+    assert character_map(fast) == character_map(slow), text
+    assert inexact(fast) == inexact(slow), text
+    for protocol in PROTOCOLS:
+        found = findings(fast, protocol)
+        if found:
+            assert _mapped(fast, recognised(fast, protocol)) == reference_mapped(fast, found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS.filter(bool))
+def test_odd_characters_of_a_long_text_from_its_codes_as_from_its_set(text: str) -> None:
+    long = text * (4096 // len(text) + 1)  # the same characters, read from an array pass
+    for reading in ("plain", "rendered"):
+        assert _odd_characters(long, reading) == _odd_characters(text, reading), text
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_runs_split_from_codes_as_by_the_plain_scanner(text: str) -> None:
+    odd = _odd_characters(text, "plain")
+    assert _runs_split(text, odd) == _scanner("plain", odd, False, False).split(text), text
+
+
+def plain_scanner(odd: str, comments: bool, ampersand: bool) -> re.Pattern[str]:
+    """The rendered reading's tokens as one alternation: a comment opening or tag, a LaTeX
+    command, a run."""
+    opening = f"<(?:!--|{_TAG_START})" if comments else f"<{_TAG_START}"
+    run = f"[{re.escape(odd)}{'&' if ampersand else ''}]++"
+    return re.compile(f"({opening}|{_LATEX.pattern}|{run})")
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+@example("<<b>\\\\<!--\\gt<i \\]**")
+def test_class_first_scanner_finds_the_tokens_of_the_alternation(text: str) -> None:
+    odd = _odd_characters(text, "rendered")
+    for comments in (False, True):
+        for ampersand in (False, True):
+            expected = plain_scanner(odd, comments, ampersand).split(text)
+            assert _scanner("rendered", odd, comments, ampersand).split(text) == expected, text
 
 
 @settings(max_examples=400, deadline=None)

@@ -338,12 +338,14 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     """``text`` as read in ``reading`` (module docstring), with the map back to the original."""
     if reading == "raw":
         return Canonical(text, text, reading)
+    if reading == "rendered" and _escapes_and_markup_only(text):
+        return _rendered_ascii(text)
     folds = _FOLDS[reading]
     odd = _odd_characters(text, reading)
     closable = reading == "rendered" and "<!--" in text and "-->" in text
     if not closable and "&" not in text:
         # a token reads the same wherever it stands: one split, a read per distinct token
-        parts = _scanner(reading, odd, False, False).split(text)
+        parts = _split(text, reading, odd)
         tokens = parts[1::2]
         if not text.isascii():  # an ASCII character outside the tokens reads as itself
             ends = list(accumulate(map(len, parts)))
@@ -356,7 +358,7 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         # an ``&`` is read a character at a time
         firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
     else:
-        parts = _scanner(reading, odd, False, False).split(text)
+        parts = _split(text, reading, odd)
         if len(parts) == 1:  # entities only: read from their own split
             return _entities_only(text, reading, folds)
         pieces = list(map(_Reads(folds).__getitem__, parts[1::2]))
@@ -499,7 +501,11 @@ def _odd_characters(text: str, reading: Reading) -> str:
     if text.isascii():
         return odd
     marks = _ODD[reading]
-    return odd + "".join(sorted(c for c in set(text) if c > "\x7f" and marks[ord(c)] == "\x00"))
+    if len(text) < _LONG:
+        return odd + "".join(sorted(c for c in set(text) if c > "\x7f" and marks[ord(c)] == "\x00"))
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    distinct = np.unique(codes[codes > 0x7F]).tolist()  # in order, one array pass (a long text)
+    return odd + "".join(chr(c) for c in distinct if marks[c] == "\x00")
 
 
 _ASCII_ODD = {
@@ -511,8 +517,6 @@ _TAG_START = (
 )
 """``_TAG`` after its ``<``, first checking for a character a tag name can start with (one that
 matches a name's letter, case ignored), so a run of ``<`` is scanned at C speed."""
-_OPENING = rf"<(?:!--|{_TAG_START})"
-_TAG_ONLY = rf"<{_TAG_START}"
 
 
 @lru_cache(maxsize=256)
@@ -521,12 +525,43 @@ def _scanner(reading: Reading, odd: str, comments: bool, ampersand: bool) -> re.
     expanding characters (with ``&`` where ``ampersand``), and for the rendered reading a tag,
     LaTeX command or (where one can close) a comment opening. Tokens start with ``<`` or
     ``\\``, never a run's character, so scanning them together finds what scanning each alone
-    finds."""
-    run = f"[{re.escape(odd)}{'&' if ampersand else ''}]++"
+    finds. The pattern starts with the class of every token's first character and then goes on
+    by that character (checked behind it), so the scan passes over any other character at C
+    speed."""
+    chars = f"{re.escape(odd)}{'&' if ampersand else ''}"
     if reading == "plain":
-        return re.compile(f"({run})")
-    opening = _OPENING if comments else _TAG_ONLY
-    return re.compile(f"({opening}|{_LATEX.pattern}|{run})")
+        return re.compile(f"([{chars}]++)")
+    opening = f"(?:!--|{_TAG_START})" if comments else _TAG_START
+    latex = _LATEX.pattern.removeprefix("\\\\")
+    return re.compile(
+        f"([<\\\\{chars}](?:(?<=<){opening}|(?<=\\\\){latex}|(?<=[{chars}])[{chars}]*+))"
+    )
+
+
+def _split(text: str, reading: Reading, odd: str) -> list[str]:
+    """``_scanner(reading, odd, False, False).split(text)``: copied stretches and tokens,
+    alternating. The plain reading's tokens are the maximal runs of ``odd`` characters: in a
+    long text, found from its codes in a few array passes (a regular expression tests the
+    character class at every character, at about twice the cost)."""
+    if reading != "plain" or len(text) < _LONG:
+        return _scanner(reading, odd, False, False).split(text)
+    return _runs_split(text, odd)
+
+
+_LONG = 4096
+"""Texts from this length are split by array operations (below, the regular expression is
+faster)."""
+
+
+def _runs_split(text: str, odd: str) -> list[str]:
+    """``text`` split at the maximal runs of ``odd`` characters (kept), from its codes."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    marked = np.zeros(0x110000, bool)  # by code point
+    marked[np.fromiter(map(ord, odd), np.int64, len(odd))] = True
+    inside = np.concatenate([[False], marked[codes], [False]])
+    edges = np.flatnonzero(inside[1:] != inside[:-1])  # a run starts, ends, starts, …
+    bounds = [0, *edges.tolist(), len(text)]
+    return list(map(text.__getitem__, map(slice, bounds[:-1], bounds[1:])))
 
 
 class _Reads(dict[str, str]):
@@ -610,3 +645,79 @@ def _events(
                 pieces.append(folds[ord(text[at])])
                 pos = at + 1
     return firsts, lasts, pieces
+
+
+def _escapes_and_markup_only(text: str) -> bool:
+    """Whether the rendered reading of ``text`` cuts only backslash escapes (``\\[``) and runs
+    of markup or control characters: ASCII with no ``&`` (entities), no ``<`` (tags, comments)
+    and no backslash before a letter (a LaTeX command may start there)."""
+    return (
+        _ASCII_CUTS_READ_AS_NOTHING
+        and text.isascii()
+        and "&" not in text
+        and "<" not in text
+        and ("\\" not in text or _BACKSLASH_LETTER.search(text) is None)
+    )
+
+
+_BACKSLASH_LETTER = re.compile(r"\\[A-Za-z]")
+
+
+def _ascii_table(value: Callable[[str], int]) -> np.ndarray:
+    return np.array([value(chr(code)) for code in range(128)], np.int64)
+
+
+_ESCAPED = _ascii_table(lambda ch: _LATEX.fullmatch("\\" + ch) is not None)
+"""Whether a backslash before this character starts an escape."""
+_ESCAPE_READ = _ascii_table(
+    lambda ch: ord(read) if len(read := _read("\\" + ch).translate(_FOLDS["rendered"])) else -1
+)
+"""What an escape of this character reads as (a code, or -1 for nothing)."""
+_CUT = _ascii_table(lambda ch: ch in _ASCII_ODD["rendered"]).astype(bool)
+"""The characters the rendered reading cuts out (each reads as nothing, which
+``_escapes_and_markup_only`` checks once)."""
+_ASCII_CUTS_READ_AS_NOTHING = all(_FOLDS["rendered"][ord(c)] == "" for c in _ASCII_ODD["rendered"])
+
+
+def _rendered_ascii(text: str) -> Canonical:
+    """The rendered reading of a text ``_escapes_and_markup_only`` accepts, from array
+    operations on its bytes (what the split path reads, token for token: a character after an
+    escaping backslash is consumed, and a maximal run of markup or control characters not so
+    consumed reads as nothing), so that a token every few characters costs no Python step."""
+    codes = np.frombuffer(text.encode("ascii"), np.uint8)
+    n = len(codes)
+    backslash = np.flatnonzero(codes == 92)
+    escapes = backslash[:0]
+    if len(backslash):  # pairs from the start of each run of backslashes; an odd last escapes
+        new_run = np.ones(len(backslash), bool)  # the character after it if that is escapable
+        new_run[1:] = np.diff(backslash) > 1
+        run_start = backslash[new_run][np.cumsum(new_run) - 1]
+        paired = (backslash - run_start) % 2 == 0
+        after = np.minimum(backslash + 1, n - 1)
+        escapes = backslash[paired & (backslash + 1 < n) & _ESCAPED[codes[after]].astype(bool)]
+    read = _ESCAPE_READ[codes[escapes + 1]]
+    consumed = np.zeros(n + 1, bool)
+    consumed[escapes] = consumed[escapes + 1] = True
+    cut = np.append(_CUT[codes], False) & ~consumed
+    edges = np.diff(cut.view(np.int8), prepend=np.int8(0))
+    run_starts, run_ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    keep = ~(consumed | cut)[:n]
+    shown = codes.copy()
+    one = escapes[read >= 0] + 1
+    shown[one] = read[read >= 0]
+    keep[one] = True
+    reading = shown[keep].tobytes().decode("ascii")
+
+    def cuts() -> tuple[np.ndarray, ...]:
+        if not len(run_starts):  # escapes only (or nothing)
+            return escapes, escapes + 2, (read >= 0).astype(np.int64)
+        if not len(escapes):
+            return run_starts, run_ends, np.zeros(len(run_starts), np.int64)
+        last = np.zeros(n + 1, np.int64)  # both, in order of where they start
+        size = np.zeros(n + 1, np.int64)
+        last[escapes], size[escapes] = escapes + 2, read >= 0
+        last[run_starts] = run_ends
+        firsts = np.flatnonzero(last)
+        return firsts, last[firsts], size[firsts]
+
+    return Canonical(reading, text, "rendered", cuts)

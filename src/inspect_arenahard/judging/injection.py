@@ -168,9 +168,93 @@ def _judge_only(canon: Canonical) -> Hits:
     )
     hits.append(("role_marker", markers[0::2], markers[1::2]))
     lower_scan = folded and _CASE_EXTRAS.search(text) is None
-    pattern, scanned = (_TO_JUDGE_LOWER, lowered) if lower_scan else (_TO_JUDGE, text)
-    hits.append(("judge_instruction", *match_spans(pattern.finditer(scanned))))
+    phrases = _judge_phrases(lowered) if lower_scan else match_spans(_TO_JUDGE.finditer(text))
+    hits.append(("judge_instruction", *phrases))
     return hits
+
+
+def _judge_phrases(lowered: str) -> tuple[np.ndarray, np.ndarray]:
+    """``_TO_JUDGE_LOWER``'s matches in ``lowered``: in a long text, tried only where a phrase's
+    word can start (``_phrases_where_words_start``); a short one is scanned whole (the array
+    operations cost more there)."""
+    if len(lowered) < _LONG:
+        return match_spans(_TO_JUDGE_LOWER.finditer(lowered))
+    return _phrases_where_words_start(lowered)
+
+
+_LONG = 4096
+
+
+def _phrases_where_words_start(lowered: str) -> tuple[np.ndarray, np.ndarray]:
+    """``_TO_JUDGE_LOWER``'s matches in ``lowered``, tried only where a phrase's word can start:
+    its first two letters, its third, and no ASCII word character before it (array operations
+    on the text's bytes); where that leaves many places, one scan of the whole text. A match
+    starts only at such a place, so trying each in order after the last match's end finds what
+    the scan finds."""
+    places = _phrase_starts(lowered)
+    if places is None:
+        return match_spans(_TO_JUDGE_LOWER.finditer(lowered))
+    match = _TO_JUDGE_LOWER.match
+    spans: list[int] = []
+    end = 0
+    for at in places.tolist():
+        if at >= end and (found := match(lowered, at)) is not None:
+            spans += found.span()
+            end = spans[-1]
+    flat = np.array(spans, np.int64)
+    return flat[0::2], flat[1::2]
+
+
+def _phrase_starts(lowered: str) -> np.ndarray | None:
+    """Where a judge phrase's word may start in ``lowered`` (a superset, ascending), or None
+    when that is more than one place in 16 (beyond, one scan of the whole text is faster)."""
+    raw = lowered.encode("ascii") if lowered.isascii() else _ascii_bytes(lowered)
+    padded = raw + b"\x7f"  # a third character after the last pair
+    codes = np.frombuffer(padded, np.uint8)
+    firsts = []
+    for offset in (0, 1):  # the pairs starting at even places, then odd ones
+        pairs = np.frombuffer(padded, "<u2", max(0, len(raw) - offset) // 2, offset)
+        firsts.append(np.flatnonzero(_PAIR_WORDS[pairs] >= 0) * 2 + offset)
+    places = np.sort(np.concatenate(firsts))
+    words = _PAIR_WORDS[codes[places] + 256 * codes[places + 1].astype(np.int64)]
+    kept = _THIRDS[words, codes[places + 2]]
+    kept &= (places == 0) | ~_ASCII_WORD[codes[np.maximum(places - 1, 0)]]
+    places = places[kept]
+    return None if 16 * len(places) > len(raw) else places
+
+
+def _ascii_bytes(text: str) -> bytes:
+    """``text`` one byte per character, every non-ASCII character read as ``\\x7f`` (in no
+    phrase's word, and no ASCII word character)."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    return np.minimum(codes, 0x7F).astype(np.uint8).tobytes()
+
+
+def _phrase_tables() -> tuple[np.ndarray, np.ndarray]:
+    """By the first two letters of a phrase's word (``first + 256 * second``, the text's bytes
+    read as little-endian pairs): a row of the second table, or -1 where no word starts so;
+    by row, the third characters that may follow (any, after a two-letter word: the byte
+    ``\\x7f`` stands for the text's end)."""
+    rows = np.full(1 << 16, -1, np.int64)
+    thirds: list[np.ndarray] = []
+    for words, _ in _TO_JUDGE_PHRASES:
+        for word in words:
+            key = ord(word[0]) + 256 * ord(word[1])
+            if rows[key] < 0:
+                rows[key] = len(thirds)
+                thirds.append(np.zeros(256, bool))
+            if len(word) > 2:
+                thirds[rows[key]][ord(word[2])] = True
+            else:
+                thirds[rows[key]][:] = True
+    return rows, np.array(thirds)
+
+
+_PAIR_WORDS, _THIRDS = _phrase_tables()
+_ASCII_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(256)]) & (
+    np.arange(256) < 128
+)
+"""Whether a byte is an ASCII word character (what ``\\w`` matches below U+0080)."""
 
 
 def _scanned(text: str) -> Iterator[tuple[Canonical, Hits]]:
