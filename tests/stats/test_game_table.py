@@ -144,18 +144,23 @@ def reference_judge_games(games: list[dict]) -> dict:
             outcome, m, b = model_outcome(g), tokens(g, "model"), tokens(g, "baseline")
             if outcome and m is not None and b is not None and m != b:
                 longer.append((g["question_id"], (outcome > 0) == (m > b)))
+
+        def clusters(prompts: list) -> list | None:
+            """Each game's prompt as the judge checks cluster it: names sorted as ``str``."""
+            return cluster_index(prompts).tolist() if prompts else None
+
         out[judge] = {
             "n_games": len(mine),
             "labels": tuple(normalize_label(counted_label(g)) for g in parsed),
-            "label_prompts": tuple(g["question_id"] for g in parsed),
-            "pair_prompts": tuple(p[0]["question_id"] for p in pairs),
+            "label_clusters": clusters([g["question_id"] for g in parsed]),
+            "pair_clusters": clusters([p[0]["question_id"] for p in pairs]),
             "pair_same": [
                 np.sign(model_outcome(p[0])) == np.sign(model_outcome(p[1])) for p in pairs
             ],
             "pair_same_strict": [model_outcome(p[0]) == model_outcome(p[1]) for p in pairs],
             "pair_slot": tuple(a_side(p[0]) if a_side(p[0]) == a_side(p[1]) else "" for p in pairs),
             "n_incomplete": incomplete,
-            "longer_prompts": tuple(q for q, _ in longer),
+            "longer_clusters": clusters([q for q, _ in longer]),
             "longer_won": [won for _, won in longer],
         }
     return out

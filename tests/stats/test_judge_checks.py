@@ -5,15 +5,20 @@ a model judged by its own family)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
 from inspect_arenahard.stats import judge_analytics, judge_bias
-from inspect_arenahard.stats.judge_checks import check_judges
+from inspect_arenahard.stats.judge_checks import _commonest, check_judges
 from inspect_arenahard.stats.ranking import RankingOptions, rank
 from inspect_arenahard.stats.shares import clustered_share, clustered_variance
+from inspect_arenahard.stats.verdict_points import LABELS
 
 BASE = "base"
 LABEL = {1: "A>B", 0: "A=B", -1: "B>A"}
@@ -250,3 +255,11 @@ def test_a_model_judged_by_its_own_family_is_flagged_with_the_share_of_its_games
     }
     assert judge_bias.judged_by_own_family("openai/gpt-4o", "GPT-4O")
     assert not judge_bias.judged_by_own_family("gpt-4o", "Meta-Llama-3.1-8B-Instruct")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, len(LABELS) - 1), max_size=30))
+def test_the_commonest_label_is_counters_first_seen_among_equals(codes):
+    """The ``constant`` check's label: ``Counter.most_common`` of the labels, on label codes."""
+    expected = Counter(codes).most_common(1)[0][0] if codes else None
+    assert _commonest(np.array(codes, dtype=np.int8)) == expected

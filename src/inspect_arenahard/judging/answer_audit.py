@@ -18,6 +18,7 @@ Two of the audit's checks compare an answer with others; each gets a compact per
 from __future__ import annotations
 
 import base64
+import binascii
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -139,7 +140,7 @@ def sketch_similarity_summary(sketches: Sequence[str | None]) -> SimilaritySumma
     histogram[_BLANK_KEY] = blanks * m + blanks * (blanks - 1) // 2  # pairs with a blank: 0
     nearest = np.zeros(n)  # a blank answer is like nothing
     if m:
-        packed = b"".join(base64.b64decode(s) for s in present)
+        packed = b"".join(map(binascii.a2b_base64, present))
         differing = _differing_bits_above_diagonal(
             np.frombuffer(packed, dtype=np.uint64).reshape(m, -1)
         )
@@ -163,20 +164,22 @@ _UNSET = SKETCH_BITS + 1
 
 def _differing_bits_above_diagonal(words: np.ndarray, block: int = 64) -> np.ndarray:
     """``_differing_bits`` of each pair once, above the diagonal (``_UNSET`` on and below it):
-    half the work, a block of rows at a time against the rows from that block on."""
+    half the work, a block of rows at a time against the rows from that block on, each word of
+    the sketches contiguous."""
     n = len(words)
     if not hasattr(np, "bitwise_count"):
         differing = _differing_bits(words).astype(np.uint16)
         differing[np.tril_indices(n)] = _UNSET
         return differing
+    by_word = np.ascontiguousarray(words.T)
     differing = np.full((n, n), _UNSET, dtype=np.uint16)
     for start in range(0, n, block):
-        rows, later = words[start : start + block], words[start:]
-        counts = np.zeros((len(rows), len(later)), dtype=np.uint16)
-        for k in range(words.shape[1]):
-            counts += np.bitwise_count(rows[:, None, k] ^ later[None, :, k])
-        counts[np.tril_indices(len(rows))] = _UNSET
-        differing[start : start + block, start:] = counts
+        stop = min(start + block, n)
+        counts = np.zeros((stop - start, n - start), dtype=np.uint16)
+        for word in by_word:
+            counts += np.bitwise_count(word[start:stop, None] ^ word[None, start:])
+        counts[np.tri(stop - start, n - start, dtype=bool)] = _UNSET
+        differing[start:stop, start:] = counts
     return differing
 
 

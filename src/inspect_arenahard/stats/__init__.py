@@ -20,6 +20,7 @@ __all__ = [
     "judge_checks",
     "judge_coverage",
     "model_families",
+    "name_codes",
     "power",
     "quality",
     "rank_options",

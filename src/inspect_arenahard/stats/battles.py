@@ -25,6 +25,7 @@ from inspect_arenahard.stats.game_table import (
     record_named,
     style_vector,
 )
+from inspect_arenahard.stats.name_codes import cluster_index
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 __all__ = ["STYLE_COLUMNS", "style_vector"]  # re-exported: battles are where style sums are read
@@ -131,7 +132,7 @@ class Battles:
         m = len(self.models)
         if self.style_a is None or self.style_b is None:
             return np.full(m, np.nan)
-        _, question = np.unique(self.question_id.astype(str), return_inverse=True)
+        question = cluster_index(self.question_id)
         model = np.r_[self.a, self.b]
         tokens = np.r_[self.style_a[:, 0], self.style_b[:, 0]]
         known = ~np.isnan(tokens)
@@ -154,11 +155,9 @@ _NONE = np.array(None, dtype=object)
 
 
 def distinct(column: np.ndarray) -> set[Any]:
-    """The distinct values of an object column, None among them when a row has none (battle
-    files leave judge, baseline and version None on every row: then no set is built)."""
-    present = held(column)
-    values = set(column[present].tolist()) if present.any() else set()
-    return values if present.all() else values | {None}
+    """The distinct values of an object column, None among them when a row has none (one set
+    of the rows' values: no per-row comparison with None)."""
+    return set(column.tolist())
 
 
 def selection(

@@ -26,6 +26,7 @@ from scipy.special import logit
 from inspect_arenahard.stats.battles import Battles, distinct
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, one_blas_thread, win_rate
+from inspect_arenahard.stats.name_codes import cluster_index
 from inspect_arenahard.stats.rank_options import (  # the options' vocabularies, re-exported
     CI_METHODS,
     METHODS,
@@ -140,10 +141,7 @@ def left_out_games(battles: Battles, rule: Unparsed) -> np.ndarray:
         return unparsed
     if rule != "pair":
         raise ValueError(f"unknown unparsed rule {rule!r}; choose from {', '.join(UNPARSED_RULES)}")
-    keys = [
-        np.unique(np.asarray(col).astype(str), return_inverse=True)[1]
-        for col in (battles.question_id, battles.judge)
-    ]
+    keys = [cluster_index(col) for col in (battles.question_id, battles.judge)]
     epoch = np.zeros(len(battles), dtype=np.int64) if battles.epoch is None else battles.epoch
     low, high = np.minimum(battles.a, battles.b), np.maximum(battles.a, battles.b)
     _, judgment = np.unique(np.column_stack([*keys, epoch, low, high]), axis=0, return_inverse=True)

@@ -18,7 +18,7 @@ import numpy as np
 
 from inspect_arenahard.stats.agreement import AgreementSummary, judge_agreement
 from inspect_arenahard.stats.game_record import RECORD_FIELDS, GameRecord, check_game
-from inspect_arenahard.stats.game_table import GameTable, game_table
+from inspect_arenahard.stats.game_table import A_POINTS, GameTable, game_table
 from inspect_arenahard.stats.model_families import model_family
 from inspect_arenahard.stats.verdict_points import LABELS, outcome_for, weighted_points
 
@@ -82,35 +82,50 @@ def _ratio(num: float, den: float) -> float:
 @dataclass(frozen=True)
 class JudgeGames:
     """One judge's games as the indicators its position, tie and length figures count, each with
-    the prompt it was judged on (the figures' intervals cluster by prompt)."""
+    its prompt as a cluster index (the figures' intervals cluster by prompt:
+    ``inspect_arenahard.stats.shares.share_by_cluster``; None where there is no game)."""
 
     judge: str
     n_games: int
-    labels: tuple[str, ...]
-    """Canonical label of each parsed game."""
-    label_prompts: tuple[Hashable, ...]
-    pair_prompts: tuple[Hashable, ...]
+    label_codes: np.ndarray
+    """Canonical label of each parsed game, as its index in ``LABELS``."""
+    label_clusters: np.ndarray | None
+    pair_clusters: np.ndarray | None
     """The prompt of each complete swapped pair (both games parsed, positions swapped)."""
     pair_same: np.ndarray
     """Per complete pair: both games give the model the same win/tie/loss."""
     pair_same_strict: np.ndarray
     """Per complete pair: the same outcome, strength included."""
-    pair_slot: tuple[str, ...]
+    pair_slot: np.ndarray
     """Per complete pair: ``A`` or ``B`` when that position won both games, else ``""``."""
     n_incomplete: int
-    longer_prompts: tuple[Hashable, ...]
+    longer_clusters: np.ndarray | None
     longer_won: np.ndarray
     """Per decisive parsed game whose answers differ in length: the longer answer won."""
 
     @property
+    def labels(self) -> tuple[str, ...]:
+        """Canonical label of each parsed game."""
+        return tuple(_LABEL_NAMES[self.label_codes].tolist())
+
+    @property
     def a_won(self) -> np.ndarray:
         """Per parsed game: position A won."""
-        return np.array([outcome_for(label, "A")[0] == 1.0 for label in self.labels], dtype=bool)
+        return A_POINTS[self.label_codes] == 1.0
 
     @property
     def tied(self) -> np.ndarray:
         """Per parsed game: a tie."""
-        return np.array([label == "A=B" for label in self.labels], dtype=bool)
+        return self.label_codes == LABELS.index("A=B")
+
+
+_LABEL_NAMES = np.array(LABELS, dtype=object)
+
+
+def _clusters(order: np.ndarray) -> np.ndarray | None:
+    """Prompt ranks (``GameTable.prompt_order`` of some rows) as a cluster index: 0 … prompts − 1
+    in the same order, as ``stats.shares.cluster_index`` numbers the prompts' names."""
+    return np.unique(order, return_inverse=True)[1].reshape(-1) if len(order) else None
 
 
 def judge_games(records: GameTable | Iterable[GameRecord]) -> list[JudgeGames]:
@@ -119,7 +134,7 @@ def judge_games(records: GameTable | Iterable[GameRecord]) -> list[JudgeGames]:
     table = game_table(records, RECORD_FIELDS)
     pairs = _swap_pairs(table)
     longer_won, has_longer = _longer_won(table)
-    labels = np.array(LABELS, dtype=object)
+    prompt = table.prompt_order()
     out = []
     present = np.unique(table.judge_code).tolist()
     for code in sorted(present, key=lambda c: table.judges[c]):
@@ -132,14 +147,14 @@ def judge_games(records: GameTable | Iterable[GameRecord]) -> list[JudgeGames]:
             JudgeGames(
                 judge=judge,
                 n_games=len(rows),
-                labels=tuple(labels[table.label[parsed]].tolist()),
-                label_prompts=tuple(table.question_id[parsed].tolist()),
-                pair_prompts=tuple(table.question_id[pairs.first[mine]].tolist()),
+                label_codes=table.label[parsed],
+                label_clusters=_clusters(prompt[parsed]),
+                pair_clusters=_clusters(prompt[pairs.first[mine]]),
                 pair_same=pairs.same[mine],
                 pair_same_strict=pairs.same_strict[mine],
-                pair_slot=tuple(pairs.slot[mine].tolist()),
+                pair_slot=pairs.slot[mine],
                 n_incomplete=int(np.sum(pairs.incomplete_judge == code)),
-                longer_prompts=tuple(table.question_id[longer].tolist()),
+                longer_clusters=_clusters(prompt[longer]),
                 longer_won=longer_won[longer],
             )
         )
@@ -154,12 +169,12 @@ def position_analysis(records: GameTable | Iterable[GameRecord]) -> list[Positio
 
     result = []
     for games in judge_games(records):
-        parsed = len(games.labels)
+        parsed = len(games.label_codes)
         a_wins, ties = int(games.a_won.sum()), int(games.tied.sum())
         b_wins = parsed - a_wins - ties
         decisive = a_wins + b_wins
         p_value = stats.binomtest(a_wins, decisive, 0.5).pvalue if decisive else math.nan
-        complete = len(games.pair_prompts)
+        complete = len(games.pair_same)
         result.append(
             PositionStats(
                 judge=games.judge,

@@ -12,16 +12,18 @@ against are in docs/quality.md ("Judge flags").
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from inspect_arenahard.stats.game_record import GameRecord
 from inspect_arenahard.stats.game_table import GameTable
 from inspect_arenahard.stats.judge_bias import JudgeGames, judge_games
 from inspect_arenahard.stats.quality import DEFAULT_CI
-from inspect_arenahard.stats.shares import Share, clustered_share
+from inspect_arenahard.stats.shares import Share, share_by_cluster
+from inspect_arenahard.stats.verdict_points import LABELS
 
 POSITION_ONLY = 0.9
 """Flag ``position-only``: one position won both games of at least this share of swapped pairs."""
@@ -90,14 +92,14 @@ class JudgeCheck:
 
 def check_judge(games: JudgeGames, ci: float = DEFAULT_CI) -> JudgeCheck:
     """The checks of one judge's games."""
-    slots = Counter(s for s in games.pair_slot if s)
-    position = max("AB", key=lambda s: slots[s])
-    one_position = clustered_share([s == position for s in games.pair_slot], games.pair_prompts, ci)
-    labels = Counter(games.labels)
-    label = labels.most_common(1)[0][0] if labels else None
-    top_label = clustered_share([x == label for x in games.labels], games.label_prompts, ci)
-    consistency = clustered_share(games.pair_same, games.pair_prompts, ci)
-    longer = clustered_share(games.longer_won, games.longer_prompts, ci)
+    slot = games.pair_slot
+    position = "B" if np.sum(slot == "B") > np.sum(slot == "A") else "A"
+    one_position = share_by_cluster(slot == position, games.pair_clusters, ci)
+    code = _commonest(games.label_codes)
+    label = None if code is None else LABELS[code]
+    top_label = share_by_cluster(games.label_codes == code, games.label_clusters, ci)
+    consistency = share_by_cluster(games.pair_same, games.pair_clusters, ci)
+    longer = share_by_cluster(games.longer_won, games.longer_clusters, ci)
     raised = {
         "position-only": _beyond(one_position, POSITION_ONLY),
         "constant": _beyond(top_label, CONSTANT),
@@ -108,8 +110,8 @@ def check_judge(games: JudgeGames, ci: float = DEFAULT_CI) -> JudgeCheck:
         judge=games.judge,
         games=games.n_games,
         consistency=consistency,
-        position_a=clustered_share(games.a_won, games.label_prompts, ci),
-        ties=clustered_share(games.tied, games.label_prompts, ci),
+        position_a=share_by_cluster(games.a_won, games.label_clusters, ci),
+        ties=share_by_cluster(games.tied, games.label_clusters, ci),
         longer=longer,
         one_position=one_position,
         position=position,
@@ -117,6 +119,15 @@ def check_judge(games: JudgeGames, ci: float = DEFAULT_CI) -> JudgeCheck:
         label=label,
         flags=tuple(flag for flag in FLAGS if raised[flag]),
     )
+
+
+def _commonest(codes: np.ndarray) -> int | None:
+    """The commonest label code, the first seen among equally common ones; None without any."""
+    if not len(codes):
+        return None
+    counts = np.bincount(codes, minlength=len(LABELS))
+    tied = np.flatnonzero(counts == counts.max())
+    return int(min(tied, key=lambda c: int(np.argmax(codes == c))))
 
 
 def _beyond(share: Share, threshold: float) -> bool:

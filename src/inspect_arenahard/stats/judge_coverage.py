@@ -22,6 +22,7 @@ import numpy as np
 from inspect_arenahard.stats.battles import Battles, held
 from inspect_arenahard.stats.judge_bias import self_judged_share
 from inspect_arenahard.stats.judge_checks import JudgeCheck
+from inspect_arenahard.stats.name_codes import name_codes
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def _games_per_model_and_judge(battles: Battles) -> dict[str, dict[str, int]] | 
     if not battles.named("judge"):
         return None
     keep = held(battles.judge) & battles.parsed
-    judges, judge_index = np.unique(battles.judge[keep].astype(str), return_inverse=True)
+    judges, judge_index = name_codes(battles.judge[keep])
     size = len(battles.models) * len(judges)
     flat = np.zeros(size, dtype=np.int64)
     for side in (battles.a, battles.b):

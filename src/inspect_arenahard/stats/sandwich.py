@@ -23,6 +23,8 @@ import numpy as np
 from scipy import linalg, sparse
 from scipy.special import expit, ndtri
 
+from inspect_arenahard.stats.name_codes import cluster_index
+
 
 @dataclass(frozen=True)
 class Sandwich:
@@ -66,7 +68,7 @@ def cluster_robust_covariance(
     design = design[:, free]
     curvature = weight * prob * (1.0 - prob)
     hessian = (design.T @ design.multiply(curvature[:, None])).toarray()
-    _, group = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    group = cluster_index(clusters)
     n_groups = int(group.max()) + 1 if len(group) else 0
     if n_groups < 2:  # one prompt says nothing about prompt-to-prompt variation
         return Sandwich(covariance=np.full((n_models + k, n_models + k), np.nan), clusters=n_groups)
@@ -107,7 +109,7 @@ def cluster_robust_mean_covariance(
     side = np.r_[a, b]
     y = np.r_[points, 1.0 - points]
     w = np.r_[weight, weight]
-    _, group = np.unique(np.asarray(clusters).astype(str), return_inverse=True)
+    group = cluster_index(clusters)
     group = np.r_[group.ravel(), group.ravel()]
     n_groups = int(group.max()) + 1 if len(group) else 0
     total = np.bincount(side, weights=w, minlength=n_models)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from inspect_arenahard.stats.name_codes import cluster_index as cluster_index  # re-exported
 from inspect_arenahard.stats.quality import DEFAULT_CI
 
 
@@ -39,17 +40,6 @@ class Share:
         return f"{100 * self.value:.0f}% [{100 * self.lower:.0f}%, {100 * self.upper:.0f}%] of {self.n}"
 
 
-def cluster_index(clusters: Sequence[Hashable]) -> np.ndarray:
-    """Each game's cluster as an index into the clusters' names (``str``) in sorted order:
-    ``np.unique(..., return_inverse=True)`` of the names, by one dict pass over the games and a
-    sort of the distinct names only."""
-    first: dict[str, int] = {}
-    seen = np.array([first.setdefault(c, len(first)) for c in map(str, clusters)], dtype=np.int64)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(np.array(list(first), dtype=str), kind="stable")] = np.arange(len(first))
-    return rank[seen]
-
-
 def clustered_variance(hits: np.ndarray, clusters: Sequence[Hashable]) -> float:
     """Variance of the mean of ``hits`` with games clustered by prompt (the sandwich estimator of
     an intercept-only regression, with the G/(G−1) small-sample factor)."""
@@ -71,13 +61,21 @@ def clustered_share(
     """The share of true ``hits`` with a ``ci`` interval that accounts for games on one prompt
     being alike: Wilson's interval at the effective sample size n / design effect (the number of
     prompts when every game went one way, where the design effect cannot be estimated)."""
+    return share_by_cluster(hits, cluster_index(clusters) if len(clusters) else None, ci)
+
+
+def share_by_cluster(
+    hits: Sequence[bool] | np.ndarray, index: np.ndarray | None, ci: float = DEFAULT_CI
+) -> Share:
+    """``clustered_share`` with each game's cluster already an index (``cluster_index``'s:
+    0 … clusters − 1 in the clusters' sorted order; None without games), as a game table gives
+    it without turning every prompt back into a name."""
     from scipy.special import ndtri  # the normal quantile; scipy.stats costs 0.4 s to import
 
     values = np.asarray(hits, dtype=float)
     n = len(values)
-    if n == 0:
+    if n == 0 or index is None:
         return Share(0, 0, 0, math.nan, math.nan, math.nan)
-    index = cluster_index(clusters)
     prompts = int(index.max()) + 1
     p = float(values.mean())
     binomial = p * (1 - p) / n
