@@ -329,13 +329,9 @@ def test_cli_json_html_data_and_dataframe_agree(
     assert len(agreed_records(imported_logs, flags, tmp_path)) == 6
 
 
-@pytest.mark.shared_data
-def test_a_battle_files_start_up_is_left_out_of_collections_until_the_command_ends(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The modules imported and the battles read live until the command ends: the ranking runs
-    with them frozen out of the collector, which is left as it was found afterwards (also when
-    the command fails)."""
+@pytest.fixture
+def collector_at_ranking(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """Filled when the command ranks: how many objects are frozen and whether the collector runs."""
     import gc
 
     from inspect_arenahard.stats import ranking
@@ -348,12 +344,28 @@ def test_a_battle_files_start_up_is_left_out_of_collections_until_the_command_en
         return real_rank(inputs, options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ranking, "rank", rank)
+    return seen
+
+
+@pytest.mark.shared_data
+def test_a_battle_files_start_up_is_left_out_of_collections_until_the_command_ends(
+    collector_at_ranking: dict[str, object], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The modules imported and the battles read live until the command ends: the ranking runs
+    with them frozen out of the collector, which is left as it was found afterwards (also when
+    the command fails)."""
+    import gc
+
     battles = str(shared(*BATTLE_FILE))
     code, out, _ = run_cli(
         ["--battles", battles, "--ci-method", "official", "--rounds", "5"], capsys
     )
     assert code == 0 and "claude-3-haiku-20240307" in out
-    assert seen["enabled"] and isinstance(seen["frozen"], int) and seen["frozen"] > 1000
+    assert (
+        collector_at_ranking["enabled"]
+        and isinstance(collector_at_ranking["frozen"], int)
+        and collector_at_ranking["frozen"] > 1000
+    )
     assert gc.isenabled() and gc.get_freeze_count() == 0
     code, _, err = run_cli(["--battles", battles, "--strong-weight", "2"], capsys)
     assert code == 2 and "--strong-weight applies to judge logs" in err
@@ -369,24 +381,14 @@ def test_a_battle_files_start_up_is_left_out_of_collections_until_the_command_en
 
 @pytest.mark.shared_data
 def test_judge_logs_are_read_with_the_collector_as_the_caller_left_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, collector_at_ranking: dict[str, object], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Reading judge logs makes garbage (parsed records): the collector runs as usual and
     nothing is frozen out of it."""
-    import gc
 
     from inspect_arenahard.logs.importer import import_judgments
-    from inspect_arenahard.stats import ranking
 
     import_judgments(shared("arena-hard-v0.1"), "gpt-4o", tmp_path / "logs")
-    seen: dict[str, object] = {}
-    real_rank = ranking.rank
-
-    def rank(inputs: object, options: object) -> object:
-        seen.update(frozen=gc.get_freeze_count(), enabled=gc.isenabled())
-        return real_rank(inputs, options)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ranking, "rank", rank)
     code, out, _ = run_cli([str(tmp_path / "logs"), "--rounds", "5"], capsys)
     assert code == 0 and "gpt-4o" in out
-    assert seen == {"frozen": 0, "enabled": True}
+    assert collector_at_ranking == {"frozen": 0, "enabled": True}
