@@ -17,18 +17,6 @@ from inspect_arenahard.errors import UserError, is_user_error
 
 __all__ = ["COMMANDS", "SUBCOMMANDS", "build_parser", "main", "one_line"]
 
-SUBCOMMANDS: list[str] = [
-    "leaderboard",
-    "metrics",
-    "judges",
-    "power",
-    "curate",
-    "metaeval",
-    "importing",
-    "tournament",
-    "audit",
-    "reporting",
-]
 COMMANDS: dict[str, str] = {
     "leaderboard": "leaderboard",
     "metrics": "metrics",
@@ -41,7 +29,8 @@ COMMANDS: dict[str, str] = {
     "audit": "audit",
     "report": "reporting",
 }
-"""Each command's module in ``SUBCOMMANDS`` (the one whose ``register`` adds it)."""
+"""Each command and the module in ``cli/`` whose ``register`` adds it, in help order."""
+SUBCOMMANDS: list[str] = list(COMMANDS.values())
 
 
 class _Version(argparse.Action):

@@ -91,11 +91,14 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # a battle file's start-up is kept out of collections; judge logs are read as any caller's
-    # code runs, and a heap the caller froze itself is left as it is
+    # a battle file's start-up is kept out of collections until the command ends; judge logs
+    # are read as any caller's code runs, and a heap the caller froze itself is left as it is
     quiet = bool(args.battles) and gc.get_freeze_count() == 0
-    with _untraced_once_built(quiet):
+    try:
         return _run(args, quiet)
+    finally:
+        if quiet:
+            gc.unfreeze()
 
 
 def _run(args: argparse.Namespace, quiet: bool) -> int:
@@ -110,7 +113,8 @@ def _run(args: argparse.Namespace, quiet: bool) -> int:
         from inspect_arenahard.stats.ranking import rank
 
         read = _Read(battles.result()) if battles is not None else None
-    read = read or _load_logs(args)  # (logs are read as usual: Inspect's records make garbage)
+    if read is None:  # logs are read with the collector as usual: their records make garbage
+        read = _load_logs(args)
     options = ranking_options(args)
     ranking = rank(read.inputs, options)
     tables, left_out = ranking.tables, ranking.left_out
@@ -142,17 +146,6 @@ def _run(args: argparse.Namespace, quiet: bool) -> int:
     if args.plot:
         plot_forest(args.plot, tables)
     return 0
-
-
-@contextmanager
-def _untraced_once_built(active: bool) -> Iterator[None]:
-    """Within it, what ``_no_collection_while_building`` built stays out of every collection;
-    after it, collections trace everything again."""
-    try:
-        yield
-    finally:
-        if active:
-            gc.unfreeze()
 
 
 @contextmanager

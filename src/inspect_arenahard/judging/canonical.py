@@ -411,7 +411,7 @@ def _one_to_one(text: str, folds: _FoldTable) -> str:
     """``text`` with every character the reading reads as one character replaced by it (the
     others, which the reading cuts out, kept): one array pass and a read per distinct character,
     where ``str.translate`` looks each character up."""
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    codes = code_points(text)
     wide = np.flatnonzero(codes > 0x7F)
     distinct, inverse = np.unique(codes[wide], return_inverse=True)
     reads = map(folds.__getitem__, distinct.tolist())
@@ -501,9 +501,9 @@ def _odd_characters(text: str, reading: Reading) -> str:
     if text.isascii():
         return odd
     marks = _ODD[reading]
-    if len(text) < _LONG:
+    if len(text) < LONG_TEXT:
         return odd + "".join(sorted(c for c in set(text) if c > "\x7f" and marks[ord(c)] == "\x00"))
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    codes = code_points(text)
     distinct = np.unique(codes[codes > 0x7F]).tolist()  # in order, one array pass (a long text)
     return odd + "".join(chr(c) for c in distinct if marks[c] == "\x00")
 
@@ -543,19 +543,24 @@ def _split(text: str, reading: Reading, odd: str) -> list[str]:
     alternating. The plain reading's tokens are the maximal runs of ``odd`` characters: in a
     long text, found from its codes in a few array passes (a regular expression tests the
     character class at every character, at about twice the cost)."""
-    if reading != "plain" or len(text) < _LONG:
+    if reading != "plain" or len(text) < LONG_TEXT:
         return _scanner(reading, odd, False, False).split(text)
     return _runs_split(text, odd)
 
 
-_LONG = 4096
-"""Texts from this length are split by array operations (below, the regular expression is
-faster)."""
+LONG_TEXT = 4096
+"""Texts from this length are read by array operations (below, the regular expressions and
+per-character steps are faster)."""
+
+
+def code_points(text: str) -> np.ndarray:
+    """The code points of ``text`` (lone surrogates included), one array pass."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
 
 
 def _runs_split(text: str, odd: str) -> list[str]:
     """``text`` split at the maximal runs of ``odd`` characters (kept), from its codes."""
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    codes = code_points(text)
     marked = np.zeros(0x110000, bool)  # by code point
     marked[np.fromiter(map(ord, odd), np.int64, len(odd))] = True
     inside = np.concatenate([[False], marked[codes], [False]])

@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from inspect_arenahard.judging.canonical import Canonical
+from inspect_arenahard.judging.canonical import LONG_TEXT, Canonical, code_points
 from inspect_arenahard.judging.integrity import judge_only, match_spans, readings
 
 # run on canonical text; no pattern has nested or overlapping unbounded quantifiers
@@ -177,12 +177,9 @@ def _judge_phrases(lowered: str) -> tuple[np.ndarray, np.ndarray]:
     """``_TO_JUDGE_LOWER``'s matches in ``lowered``: in a long text, tried only where a phrase's
     word can start (``_phrases_where_words_start``); a short one is scanned whole (the array
     operations cost more there)."""
-    if len(lowered) < _LONG:
+    if len(lowered) < LONG_TEXT:
         return match_spans(_TO_JUDGE_LOWER.finditer(lowered))
     return _phrases_where_words_start(lowered)
-
-
-_LONG = 4096
 
 
 def _phrases_where_words_start(lowered: str) -> tuple[np.ndarray, np.ndarray]:
@@ -226,7 +223,7 @@ def _phrase_starts(lowered: str) -> np.ndarray | None:
 def _ascii_bytes(text: str) -> bytes:
     """``text`` one byte per character, every non-ASCII character read as ``\\x7f`` (in no
     phrase's word, and no ASCII word character)."""
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    codes = code_points(text)
     return np.minimum(codes, 0x7F).astype(np.uint8).tobytes()
 
 

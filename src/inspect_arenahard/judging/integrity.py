@@ -53,7 +53,7 @@ from typing import Iterator, Literal, Mapping, NamedTuple
 
 import numpy as np
 
-from inspect_arenahard.judging.canonical import READINGS, Canonical, canonical
+from inspect_arenahard.judging.canonical import READINGS, Canonical, canonical, code_points
 from inspect_arenahard.judging.canonical import SPELLINGS as SPELLINGS
 from inspect_arenahard.judging.scaleeval_verdicts import (
     HEADING,
@@ -192,7 +192,7 @@ def _five_point(text: str) -> Found:
     opened = np.fromiter(map(str.rfind, gaps, repeat("[")), np.int64, n) >= kept
     labels = parts[1::4]
     bracketed = opened | (end > chained_end)
-    codes = _codes(text)
+    codes = code_points(text)
     read = _PAIRS[codes[label_start], codes[label_end - 1]]  # the parser reads the letter pair
     several = chained_end > label_end  # chains of several labels
     single = bracketed & ~several & read
@@ -395,7 +395,7 @@ def _targets(canon: Canonical, found: list[Found]) -> tuple[np.ndarray, np.ndarr
     """The canonical indices of the characters the spans found rewrite (ascending) and what each
     becomes (``_Replacements``): the characters of each rewrite's ``targets`` inside its spans
     (rewrites never share a target, so a character has one replacement)."""
-    codes = _codes(canon.text)
+    codes = code_points(canon.text)
     size = len(codes) + 1
     inside = np.zeros(len(codes), bool)
     into: dict[int, str] = {}
@@ -426,11 +426,6 @@ def _code(replacement: str) -> int:
     return _REMOVED if not replacement else _LONGER
 
 
-def _codes(text: str) -> np.ndarray:
-    """The code points of ``text`` (lone surrogates included)."""
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-
-
 def _mapped(canon: Canonical, found: list[Found]) -> str:
     """The original of ``canon`` with every span found rewritten where it was written.
 
@@ -450,7 +445,7 @@ def _mapped(canon: Canonical, found: list[Found]) -> str:
         sizes = np.diff(np.append(starts, len(canon.text)))
         single = sizes[segment] == 1
         one, seg = odd[single], segment[single]  # one-character readings (``&gt;``, ``\\]``)
-        escape = _codes(text)[ends[seg] - 1] == _codes(canon.text)[index[one]]
+        escape = code_points(text)[ends[seg] - 1] == code_points(canon.text)[index[one]]
         lo[one] = np.where(escape, ends[seg] - 1, origins[seg])
         hi[one] = ends[seg]
         if not single.all():  # longer readings (``ﬀ``, ``⑵``): the reading, rewritten
@@ -484,7 +479,7 @@ def _replaced(
     """``text`` with each of the disjoint, ascending ranges ``[lo[i], hi[i])`` replaced as
     ``into[i]`` says (``_REMOVED``, ``_LONGER``: ``longer[i]``): one-character and empty
     replacements in a code-point array, longer ones spliced in afterwards."""
-    codes = _codes(text).copy()
+    codes = code_points(text).copy()
     size = len(codes) + 1
     dropped = np.cumsum(np.bincount(lo + 1, minlength=size) - np.bincount(hi, minlength=size))
     keep = dropped[:-1] == 0

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from inspect_arenahard.stats.game_record import BATTLE_FIELDS, check_game
+from inspect_arenahard.stats.name_codes import cluster_index
 from inspect_arenahard.stats.verdict_points import (
     LABELS,
     SPELLINGS,
@@ -107,8 +108,7 @@ class GameTable:
     def prompt_order(self) -> np.ndarray:
         """Each row's prompt as its rank among the names (``str``) of the table's prompts, sorted:
         the order the judge checks' intervals cluster by (``stats.shares.cluster_index``)."""
-        names = np.array([str(p) for p in self.prompts], dtype=str)
-        return np.unique(names, return_inverse=True)[1].reshape(-1)[self.prompt]
+        return cluster_index(self.prompts)[self.prompt]
 
     @property
     def parsed(self) -> np.ndarray:
