@@ -392,3 +392,12 @@ def test_judge_logs_are_read_with_the_collector_as_the_caller_left_it(
     code, out, _ = run_cli([str(tmp_path / "logs"), "--rounds", "5"], capsys)
     assert code == 0 and "gpt-4o" in out
     assert collector_at_ranking == {"frozen": 0, "enabled": True}
+
+
+def test_a_bad_flag_is_refused_before_any_input_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad ranking flag costs no read: the flag is named, not the (missing) inputs."""
+    for inputs in ([str(tmp_path / "no-logs")], ["--battles", str(tmp_path / "none.jsonl")]):
+        code, _, err = run_cli([*inputs, "--rounds", "0"], capsys)
+        assert code == 2 and "bootstrap rounds must be at least 1, got 0" in err

@@ -102,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, quiet: bool) -> int:
+    options = ranking_options(args)  # a bad flag is refused before any input is read
     with _no_collection_while_building(quiet):
         battles = _battles_soon(args)  # a battle file is parsed while the ranking code is imported
         from inspect_arenahard.report.leaderboard_tables import (
@@ -115,7 +116,6 @@ def _run(args: argparse.Namespace, quiet: bool) -> int:
         read = _Read(battles.result()) if battles is not None else None
     if read is None:  # logs are read with the collector as usual: their records make garbage
         read = _load_logs(args)
-    options = ranking_options(args)
     ranking = rank(read.inputs, options)
     tables, left_out = ranking.tables, ranking.left_out
     judging = ranking.judgings()
