@@ -188,7 +188,9 @@ def percentile_interval(samples: np.ndarray, ci: float) -> tuple[np.ndarray, np.
     tail = (1 - ci) / 2 * 100
     if samples.size == 0:
         return np.zeros(samples.shape[1:]), np.zeros(samples.shape[1:])
-    bounds = np.nanpercentile(samples, [tail, 100 - tail], axis=0)
+    # the same numbers; numpy's NaN-aware version works column by column in Python, 3x slower
+    quantiles = np.nanpercentile if np.isnan(samples).any() else np.percentile
+    bounds = quantiles(samples, [tail, 100 - tail], axis=0)
     return bounds[0], bounds[1]
 
 

@@ -99,8 +99,8 @@ class Design:
         if np.any(weight <= 0):
             raise ValueError("battle weights must be positive")
         flip = a > b
-        lo, hi = np.where(flip, b, a), np.where(flip, a, b)
-        points = np.where(flip, 1.0 - points, points)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        points = np.abs(flip - np.asarray(points, dtype=float))  # 1 − points where flipped
         if features is not None and features.shape[1]:
             keys = np.column_stack([lo, hi, np.where(flip[:, None], -features, features)])
             rows, row_of = _distinct_rows(keys, lo * n_models + hi)
