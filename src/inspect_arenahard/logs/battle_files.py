@@ -181,15 +181,15 @@ def _objects(column: pa.Array | None, rows: int, text: bool = False) -> np.ndarr
         raise _Unsupported
     if not (pa.types.is_string(column.type) or pa.types.is_integer(column.type)):
         raise _Unsupported  # floats, lists, objects: kept as the row reader keeps them
-    values = np.empty(len(column), dtype=object)
     if pa.types.is_integer(column.type) and not column.null_count:
+        values = np.empty(len(column), dtype=object)
         values[:] = _fixed(column, pa.int64())
-    elif _mostly_distinct(column):  # question ids: hashing them costs 3x making the strings
-        values[:] = column.to_pylist()
-    else:  # categories, judges: each distinct value made a Python object once
-        present, indices = _encoded(column)
-        values[:] = np.array([*present, None], dtype=object)[indices]
-    return values
+        return values
+    if _mostly_distinct(column):  # question ids: hashing them costs 3x making the strings
+        return np.fromiter(column.to_pylist(), dtype=object, count=len(column))
+    # categories, judges: each distinct value made a Python object once
+    present, indices = _encoded(column)
+    return np.array([*present, None], dtype=object)[indices]
 
 
 DISTINCT_PROBE = 1024
