@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -190,7 +191,7 @@ class AnswerReader:
                     f"({', '.join(run.damaged)})"
                 )
         by_model: dict[str, list[Answer]] = {}
-        for (model, _, _), answer in sorted(latest.items(), key=lambda item: item[0]):
+        for (model, _, _), answer in sorted(latest.items(), key=itemgetter(0)):
             by_model.setdefault(model, []).append(answer)
         notes += [
             f"replaced: {n} answers re-judged in newer {path}" for path, n in replaced.items()
