@@ -260,3 +260,7 @@ def test_named_values_are_the_python_sets_of_each_column(tmp_path: Path) -> None
     assert battles.named("category") == {"hard_prompt", "coding"} and not battles.named("baseline")
     mixed = np.array([None, "a", "", None, "b", "a"], dtype=object)
     assert distinct(mixed) == {None, "a", "", "b"} and distinct(mixed[1:3]) == {"a", ""}
+    empty = np.full(5, None, dtype=object)  # a None-only column is told by counting its Nones
+    assert distinct(empty) == {None} and distinct(empty[:0]) == set()
+    empty[-1] = "late"
+    assert distinct(empty) == {None, "late"}

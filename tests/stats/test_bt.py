@@ -196,6 +196,18 @@ def test_intervals_bracket_the_estimate_and_seeds_reproduce() -> None:
     assert again.rows == table.rows
 
 
+def test_percentile_intervals_are_numpys_nan_aware_percentiles_to_the_bit() -> None:
+    """Without NaN rounds the interval takes numpy's plain percentile: the very numbers of the
+    NaN-aware one, which rounds cut off from the anchor (NaN) still go through."""
+    samples = np.random.default_rng(3).normal(50, 10, (1000, 40))
+    for ci in (0.95, 0.9, 0.5):
+        tail = (1 - ci) / 2 * 100
+        for data in (samples, np.where(np.arange(1000)[:, None] % 97 == 0, np.nan, samples)):
+            expected = np.nanpercentile(data, [tail, 100 - tail], axis=0)
+            lower, upper = percentile_interval(data, ci)
+            assert np.array_equal(lower, expected[0]) and np.array_equal(upper, expected[1])
+
+
 def test_games_become_battles_with_positions_weights_and_exclusions() -> None:
     def game(n: int, position: str, label: str | None) -> dict:
         return {"question_id": "q", "model": "m", "baseline": "base", "judge": "j", "category": None, "game": n,
