@@ -255,6 +255,24 @@ def test_role_words_tried_after_openings_match_a_whole_scan(text: str) -> None:
     for written in (text, sparse):
         lowered = written.lower()
         same = len(lowered) == len(written)
-        found = list(injection._role_markers(written, lowered if same else None))
+        starts, ends = injection._role_markers(written, lowered if same else None)
         words = reference_role_words(written)
-        assert found[: len(words)] == words, written
+        assert list(zip(starts.tolist(), ends.tolist()))[: len(words)] == words, written
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ROLE_PIECES), min_size=50, max_size=400).map("".join))
+def test_openings_found_in_bulk_match_the_opening_search(text: str) -> None:
+    """Many role words at once (dense hostile text): the array search for their openings finds
+    the opening ``_ROLE_OPEN.search`` finds before each word."""
+    lowered = text.lower()
+    words = (
+        injection._ROLE_WORD_LOWER.finditer(lowered)
+        if len(lowered) == len(text)
+        else injection._ROLE_WORD.finditer(text)
+    )
+    spans = [m.span() for m in words]
+    starts = np.array([a for a, _ in spans], np.int64)
+    ends = np.array([b for _, b in spans], np.int64)
+    found = injection._opened(text, starts, ends)
+    assert list(zip(*(a.tolist() for a in found))) == reference_role_words(text), text

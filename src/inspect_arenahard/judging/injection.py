@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import chain
-from typing import Iterable, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -163,10 +162,7 @@ def _judge_only(canon: Canonical) -> Hits:
         hits.append((kind, starts, ends))
     lowered = text.lower()
     folded = len(lowered) == len(text)  # lowercasing kept every offset
-    markers = np.fromiter(
-        chain.from_iterable(_role_markers(text, lowered if folded else None)), np.int64
-    )
-    hits.append(("role_marker", markers[0::2], markers[1::2]))
+    hits.append(("role_marker", *_role_markers(text, lowered if folded else None)))
     lower_scan = folded and _CASE_EXTRAS.search(text) is None
     phrases = _judge_phrases(lowered) if lower_scan else match_spans(_TO_JUDGE.finditer(text))
     hits.append(("judge_instruction", *phrases))
@@ -333,39 +329,82 @@ def _sorted_spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return lo[order], hi[order]
 
 
-def _role_markers(text: str, lowered: str | None) -> Iterator[tuple[int, int]]:
-    """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``, ``<tool_call>``)
-    and of fake turns at a line start (``Human:``, ``Assistant:``, ``## Verdict``);
-    ``lowered``: ``text.lower()`` where that keeps every offset, else None."""
-    words: Iterable[re.Match[str] | None]
+def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of role markers (``<|im_start|>``, ``[INST]``, ``### System:``,
+    ``<tool_call>``) and of fake turns at a line start (``Human:``, ``Assistant:``,
+    ``## Verdict``), in that order; ``lowered``: ``text.lower()`` where that keeps every offset,
+    else None."""
     if "<" not in text and "#" not in text:
-        words = ()  # a role word needs its opening
+        words = (_NONE, _NONE)  # a role word needs its opening
     elif lowered is None:
-        words = _ROLE_WORD.finditer(text)
+        words = match_spans(_ROLE_WORD.finditer(text))
     elif 64 * (text.count("<") + text.count("#")) < len(text) and (
         _OPEN_BEFORE_BREAK.search(text) is None
     ):
         # few openings, each ending where its word starts: try the word only there (role words
         # never overlap, so this finds what a scan of the whole text finds)
         match = _ROLE_WORD_LOWER.match
-        words = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
+        tried = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
+        words = match_spans(m for m in tried if m is not None)
     else:
-        words = _ROLE_WORD_LOWER.finditer(lowered)
-    for m in words:
-        if m is None:
-            continue
-        opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
-        if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
-            yield opening.start(), m.end()
+        words = match_spans(_ROLE_WORD_LOWER.finditer(lowered))
+    starts, ends = _opened(text, *words)
+    tags: list[int] = []
     for tail, openings in _ROLE_TAGS:
         at = text.find(tail)
         while at >= 0:
             tag = next((o for o in openings if text.startswith(o, at - len(o))), None)
             if tag is not None:
-                yield at - len(tag), at + len(tail)
+                tags += (at - len(tag), at + len(tail))
             at = text.find(tail, at + 1)
-    for m in _TURN.finditer(text):
-        yield m.start(), m.end()
+    flat = np.array(tags, np.int64)
+    turns = match_spans(_TURN.finditer(text))
+    return (
+        np.concatenate([starts, flat[0::2], turns[0]]),
+        np.concatenate([ends, flat[1::2], turns[1]]),
+    )
+
+
+_NONE = np.zeros(0, np.int64)
+_LONGEST_OPENING = 7
+"""``</|`` and four spaces: ``_ROLE_OPEN`` is searched this far before a role word."""
+_CODE = {ch: ord(ch) for ch in "<#/| \t\n>"}
+
+
+def _opened(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The role words ``[starts, ends)`` that an opening precedes, each from its opening: where
+    ``_ROLE_OPEN.search(text, max(0, start - 7), start)`` matches, an opening with ``<`` for a
+    word ending with ``>`` and one with ``##`` for a word ending with ``:``. Array operations
+    over the seven places before every word at once, from the farthest (the search's leftmost
+    match) to the nearest: the opening's characters are distinct, so each place has one way to
+    match (no backtracking changes it)."""
+    if not len(starts):
+        return _NONE, _NONE
+    c = _CODE
+    # the text's codes after eight places: seven that match nothing, then a line break (the
+    # text's start is a line start)
+    codes = np.concatenate([np.zeros(_LONGEST_OPENING, np.uint32), [c["\n"]], code_points(text)])
+    pad = _LONGEST_OPENING + 1
+    at = np.full(len(starts), -1, np.int64)  # where each word's opening starts
+    for before in range(_LONGEST_OPENING, 0, -1):
+        p = starts - before
+        head = codes[np.maximum(p, -pad) + pad]
+        angle = (p >= 0) & (head == c["<"])
+        hashes = (p >= 0) & (head == c["#"]) & (codes[p + pad - 1] == c["\n"])
+        q = p + 1  # after ``<`` or the first ``#``
+        for wanted, step in (("/", angle), ("|", angle), ("#", hashes), ("#", hashes)):
+            q += step & (q < starts) & (codes[np.minimum(q, starts) + pad] == c[wanted])
+        hashes &= q >= p + 2  # two or three ``#`` (after a fourth, the opening cannot end)
+        for _ in range(4):
+            here = codes[np.minimum(q, starts) + pad]
+            q += (q < starts) & ((here == c[" "]) | (here == c["\t"]))
+        ends_here = (q == starts) | (codes[np.minimum(q, starts) + pad] == c["\n"])
+        found = (angle | hashes) & ends_here & (at < 0)
+        at[found] = p[found]
+    kept = at >= 0
+    angled = codes[at + pad] == c["<"]
+    kept &= angled == (codes[ends - 1 + pad] == c[">"])
+    return at[kept], ends[kept]
 
 
 def injection_kinds(prompt: str, answer: str) -> set[str]:
