@@ -102,12 +102,29 @@ def fold(ch: str) -> str:
     return unicodedata.normalize("NFC", parts)
 
 
+class _CharacterReferences(dict[int, str]):
+    """What ``html.unescape`` reads a numeric entity as, by its number, folded by ``folds``
+    where given (each number read once: a text of distinct numeric entities costs a lookup
+    each)."""
+
+    def __init__(self, folds: dict[int, str] | None = None) -> None:
+        super().__init__()
+        self.folds = folds
+
+    def __missing__(self, code: int) -> str:
+        read = html.unescape(f"&#{code};")
+        value = self[code] = read if self.folds is None else read.translate(self.folds)
+        return value
+
+
 class _FoldTable(dict[int, str]):
     """``str.translate`` table computing each character's fold once."""
 
     def __init__(self, rendered: bool) -> None:
         super().__init__()
         self.rendered = rendered
+        self.references = _CharacterReferences(self)
+        """Numeric entities' reads, folded."""
 
     def __missing__(self, code: int) -> str:
         ch = chr(code)
@@ -129,6 +146,7 @@ class _OddTable(dict[int, str]):
         return value
 
 
+_CHARACTER_REFERENCES = _CharacterReferences()
 _FOLDS = {"plain": _FoldTable(False), "rendered": _FoldTable(True)}
 _ODD = {"plain": _OddTable(_FOLDS["plain"], "&"), "rendered": _OddTable(_FOLDS["rendered"], "&")}
 ENTITY = re.compile(r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[^\t\n\f <&#;]{1,32}+;?)")
@@ -163,18 +181,33 @@ _LATEX_SIGNS = {
 }
 
 
+_BEYOND_UNICODE = 0x110000
+"""Every number from here on reads as U+FFFD."""
+_DIGITS, _HEX_DIGITS = slice(2, None), slice(3, None)
+"""Where a numeric entity's digits start (after ``&#`` or ``&#x``)."""
+
+
+def _numeric_references(entities: Sequence[str], reads: _CharacterReferences) -> list[str]:
+    """What each numeric entity (``&#62``, ``&#x3e;``) reads as (``reads``: by number), in
+    bulk: a number beyond eight digits (leading zeros aside) is beyond Unicode (U+FFFD)."""
+    hexadecimal = [entity[2] in "xX" for entity in entities]
+    bodies = map(operator.getitem, entities, [_HEX_DIGITS if h else _DIGITS for h in hexadecimal])
+    digits = list(map(str.rstrip, bodies, repeat(";")))
+    for k in np.flatnonzero(np.fromiter(map(len, digits), np.int64, len(digits)) > 8).tolist():
+        significant = digits[k].lstrip("0")  # int() refuses thousands of digits
+        digits[k] = (significant or "0") if len(significant) <= 8 else "99999999"
+    bases = [16 if h else 10 for h in hexadecimal]
+    codes = np.fromiter(map(int, digits, bases), np.int64, len(digits))
+    return list(map(reads.__getitem__, np.minimum(codes, _BEYOND_UNICODE).tolist()))
+
+
 @lru_cache(maxsize=4096)
 def _decoded(entity: str) -> tuple[str, int] | None:
     """(what ``html.unescape`` makes of the entity at the start of ``entity``, how many of its
     characters that reads), or None when it reads none. A name without its semicolon is read
     as the longest HTML5 name it starts with (``&gtA`` is ``>`` then ``A``)."""
     if entity.startswith("&#"):
-        hexadecimal = entity[2:3] in "xX"
-        digits = entity[3 if hexadecimal else 2 :].rstrip(";").lstrip("0") or "0"
-        if len(digits) > 8:  # beyond Unicode (html.unescape reads U+FFFD)
-            return "\ufffd", len(entity)
-        text = html.unescape(f"&#{'x' if hexadecimal else ''}{digits};")
-        return text, len(entity)
+        return _numeric_references([entity], _CHARACTER_REFERENCES)[0], len(entity)
     name = entity[1:]
     if name in html5:
         return html5[name], len(entity)
@@ -383,14 +416,10 @@ def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
     distinct = list(dict.fromkeys(candidates))
     number = dict(zip(distinct, range(len(distinct))))
     ids = np.fromiter(map(number.__getitem__, candidates), np.int64, len(candidates))
-    reads = list(map(_Entities(folds).__getitem__, distinct))
     written = distinct if text.isascii() else _one_to_one(_SEPARATOR.join(distinct), folds)
     if written is not distinct:  # each candidate folded, one character for one
         written = written.split(_SEPARATOR)
-    decodes = np.array([r is not None for r in reads], bool)
-    consumed = np.array([0 if r is None else r[1] for r in reads], np.int64)
-    size = np.array([0 if r is None else len(r[0]) for r in reads], np.int64)
-    shows = [w if r is None else r[0] + w[r[1] :] for r, w in zip(reads, written)]
+    consumed, size, shows = _entity_reads(distinct, written, folds)
     gap_lengths = np.fromiter(map(len, parts[0::2]), np.int64, len(candidates) + 1)
     lengths = np.empty(len(parts), np.int64)
     lengths[0::2] = gap_lengths
@@ -401,7 +430,7 @@ def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
         gaps = map(slice, [0, *bounds[1::2].tolist()], bounds[0::2].tolist())
         parts[0::2] = map(folded.__getitem__, gaps)
     parts[1::2] = map(shows.__getitem__, ids.tolist())
-    chosen = np.flatnonzero(decodes[ids])
+    chosen = np.flatnonzero(consumed[ids] > 0)
     firsts = (bounds - lengths)[1::2][chosen]
     chosen_ids = ids[chosen]
 
@@ -409,6 +438,33 @@ def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
         return firsts, firsts + consumed[chosen_ids], size[chosen_ids]
 
     return Canonical("".join(parts), text, reading, cuts)
+
+
+def _entity_reads(
+    entities: list[str], written: list[str], folds: _FoldTable
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Of each distinct entity candidate (``written``: as the reading shows its characters):
+    how many characters its read consumes (0: it does not decode), how long the read is, and
+    what it shows (the read and what it leaves unread, or the candidate as written). Numeric
+    entities are read in bulk (a text of distinct numbers, ``&#1&#2…``, costs no call per
+    number); a named one is read once (``_Entities``)."""
+    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
+    numeric = np.fromiter(map(str.startswith, entities, repeat("&#")), bool, len(entities))
+    consumed = np.where(numeric, lengths, 0)  # a numeric entity reads all of itself
+    size = np.zeros(len(entities), np.int64)
+    shows = np.array([*written, None], object)[:-1]  # a 1-d array of strings
+    at = np.flatnonzero(numeric)
+    numbers = list(map(entities.__getitem__, at.tolist()))
+    reads = _numeric_references(numbers, folds.references)
+    size[at] = np.fromiter(map(len, reads), np.int64, len(reads))
+    shows[at] = reads
+    named = _Entities(folds)
+    for k in np.flatnonzero(~numeric).tolist():
+        read = named[entities[k]]
+        if read is not None:
+            consumed[k], size[k] = read[1], len(read[0])
+            shows[k] = read[0] + written[k][read[1] :]
+    return consumed, size, shows.tolist()
 
 
 _SEPARATOR = "\t"
