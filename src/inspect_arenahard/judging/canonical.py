@@ -183,16 +183,13 @@ _LATEX_SIGNS = {
 
 _BEYOND_UNICODE = 0x110000
 """Every number from here on reads as U+FFFD."""
-_DIGITS, _HEX_DIGITS = slice(2, None), slice(3, None)
-"""Where a numeric entity's digits start (after ``&#`` or ``&#x``)."""
 
 
-def _numeric_references(entities: Sequence[str], reads: _CharacterReferences) -> list[str]:
+def _numeric_references(entities: list[str], reads: _CharacterReferences) -> list[str]:
     """What each numeric entity (``&#62``, ``&#x3e;``) reads as (``reads``: by number), in
     bulk: a number beyond eight digits (leading zeros aside) is beyond Unicode (U+FFFD)."""
     hexadecimal = [entity[2] in "xX" for entity in entities]
-    bodies = map(operator.getitem, entities, [_HEX_DIGITS if h else _DIGITS for h in hexadecimal])
-    digits = list(map(str.rstrip, bodies, repeat(";")))
+    digits = [e[3 if h else 2 :].rstrip(";") for e, h in zip(entities, hexadecimal)]
     for k in np.flatnonzero(np.fromiter(map(len, digits), np.int64, len(digits)) > 8).tolist():
         significant = digits[k].lstrip("0")  # int() refuses thousands of digits
         digits[k] = (significant or "0") if len(significant) <= 8 else "99999999"
@@ -416,9 +413,11 @@ def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
     distinct = list(dict.fromkeys(candidates))
     number = dict(zip(distinct, range(len(distinct))))
     ids = np.fromiter(map(number.__getitem__, candidates), np.int64, len(candidates))
-    written = distinct if text.isascii() else _one_to_one(_SEPARATOR.join(distinct), folds)
-    if written is not distinct:  # each candidate folded, one character for one
-        written = written.split(_SEPARATOR)
+    written = (  # each candidate folded, one character for one
+        distinct
+        if text.isascii()
+        else _one_to_one(_SEPARATOR.join(distinct), folds).split(_SEPARATOR)
+    )
     consumed, size, shows = _entity_reads(distinct, written, folds)
     gap_lengths = np.fromiter(map(len, parts[0::2]), np.int64, len(candidates) + 1)
     lengths = np.empty(len(parts), np.int64)
