@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from html.entities import html5
 from importlib.resources import files
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, repeat
 from typing import Callable, Iterable, Literal, NamedTuple, Sequence, cast
 
 import numpy as np
@@ -205,13 +205,8 @@ def _decoded(entity: str) -> tuple[str, int] | None:
     as the longest HTML5 name it starts with (``&gtA`` is ``>`` then ``A``)."""
     if entity.startswith("&#"):
         return _numeric_references([entity], _CHARACTER_REFERENCES)[0], len(entity)
-    name = entity[1:]
-    if name in html5:
-        return html5[name], len(entity)
-    for size in range(len(name) - 1, 1, -1):
-        if name[:size] in html5:
-            return html5[name[:size]], size + 1
-    return None
+    took, keys = _named_references([entity])
+    return (html5[keys[0]], int(took[0])) if took[0] else None
 
 
 class Segments(NamedTuple):
@@ -457,13 +452,55 @@ def _entity_reads(
     reads = _numeric_references(numbers, folds.references)
     size[at] = np.fromiter(map(len, reads), np.int64, len(reads))
     shows[at] = reads
-    named = _Entities(folds)
-    for k in np.flatnonzero(~numeric).tolist():
-        read = named[entities[k]]
-        if read is not None:
-            consumed[k], size[k] = read[1], len(read[0])
-            shows[k] = read[0] + written[k][read[1] :]
+    at = np.flatnonzero(~numeric)
+    took, keys = _named_references(list(map(entities.__getitem__, at.tolist())))
+    decodes = took > 0
+    at, took = at[decodes], took[decodes]
+    keys = list(compress(keys, decodes.tolist()))
+    folded = {key: html5[key].translate(folds) for key in set(keys)}
+    reads = list(map(folded.__getitem__, keys))
+    consumed[at] = took
+    size[at] = np.fromiter(map(len, reads), np.int64, len(reads))
+    unread = map(
+        operator.getitem,
+        map(written.__getitem__, at.tolist()),
+        map(slice, took.tolist(), repeat(None)),
+    )
+    shows[at] = list(map(operator.add, reads, unread))
     return consumed, size, shows.tolist()
+
+
+_BARE_NAMES = frozenset(name for name in html5 if not name.endswith(";"))
+"""The HTML5 names allowed without their semicolon: the only names a candidate's proper prefix
+can be (it never holds a semicolon)."""
+_BARE_NAME_STARTS = [
+    (size, frozenset(name[:2] for name in _BARE_NAMES if len(name) == size))
+    for size in range(max(map(len, _BARE_NAMES)), 1, -1)
+]
+"""By size, longest first: the first two letters of the bare names of that size (a candidate
+is tried at a size only where a name of that size starts as it does)."""
+
+
+def _named_references(entities: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Of each named entity candidate (``&gt``, ``&notit;``): how many characters its read
+    consumes (0: none) and the HTML5 name read (``""`` where none): the whole name, else the
+    longest name it starts with (``&gtA`` reads ``&gt``), in bulk, a prefix size at a time."""
+    names = [entity[1:] for entity in entities]
+    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
+    took = np.where(np.fromiter(map(html5.__contains__, names), bool, len(names)), lengths, 0)
+    keys = [name if t else "" for name, t in zip(names, took.tolist())]
+    unread = np.flatnonzero((took == 0) & (lengths > 3)).tolist()
+    starts = [names[k][:2] for k in unread]
+    for size, named_so in _BARE_NAME_STARTS:
+        read = set()
+        for k in compress(unread, map(named_so.__contains__, starts)):
+            if len(names[k]) > size and names[k][:size] in _BARE_NAMES:
+                took[k], keys[k] = size + 1, names[k][:size]
+                read.add(k)
+        if read:
+            left = [k not in read for k in unread]
+            unread, starts = list(compress(unread, left)), list(compress(starts, left))
+    return took, keys
 
 
 _SEPARATOR = "\t"
