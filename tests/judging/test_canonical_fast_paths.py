@@ -307,7 +307,7 @@ NAMED = st.lists(st.sampled_from(NAME_PIECES), min_size=1, max_size=4).map(
 def test_named_entities_read_in_bulk_read_the_longest_name(candidates: list[str]) -> None:
     candidates = [c for c in candidates if ENTITY.fullmatch(c)]  # what the split gives
     took, keys = _named_references(candidates)
-    for candidate, consumed, key in zip(candidates, took.tolist(), keys):
+    for candidate, consumed, key in zip(candidates, took, keys):
         read = (html5[key], consumed) if consumed else None
         assert read == reference_named(candidate), candidate
 

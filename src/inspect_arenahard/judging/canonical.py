@@ -41,7 +41,7 @@ from functools import cached_property, lru_cache, partial
 from html.entities import html5
 from importlib.resources import files
 from itertools import accumulate, compress, repeat
-from typing import Callable, Iterable, Literal, NamedTuple, Sequence, cast
+from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
 
@@ -190,12 +190,16 @@ def _numeric_references(entities: list[str], reads: _CharacterReferences) -> lis
     bulk: a number beyond eight digits (leading zeros aside) is beyond Unicode (U+FFFD)."""
     hexadecimal = [entity[2] in "xX" for entity in entities]
     digits = [e[3 if h else 2 :].rstrip(";") for e, h in zip(entities, hexadecimal)]
-    for k in np.flatnonzero(np.fromiter(map(len, digits), np.int64, len(digits)) > 8).tolist():
-        significant = digits[k].lstrip("0")  # int() refuses thousands of digits
-        digits[k] = (significant or "0") if len(significant) <= 8 else "99999999"
-    bases = [16 if h else 10 for h in hexadecimal]
-    codes = np.fromiter(map(int, digits, bases), np.int64, len(digits))
-    return list(map(reads.__getitem__, np.minimum(codes, _BEYOND_UNICODE).tolist()))
+    digits = [d if len(d) <= 8 else _significant(d) for d in digits]
+    numbers = map(int, digits, [16 if h else 10 for h in hexadecimal])
+    return list(map(reads.__getitem__, map(min, numbers, repeat(_BEYOND_UNICODE))))
+
+
+def _significant(digits: str) -> str:
+    """Digits without their leading zeros, or ``99999999`` (beyond Unicode) for more than eight
+    (``int`` refuses thousands of digits)."""
+    significant = digits.lstrip("0")
+    return (significant or "0") if len(significant) <= 8 else "99999999"
 
 
 @lru_cache(maxsize=4096)
@@ -203,10 +207,8 @@ def _decoded(entity: str) -> tuple[str, int] | None:
     """(what ``html.unescape`` makes of the entity at the start of ``entity``, how many of its
     characters that reads), or None when it reads none. A name without its semicolon is read
     as the longest HTML5 name it starts with (``&gtA`` is ``>`` then ``A``)."""
-    if entity.startswith("&#"):
-        return _numeric_references([entity], _CHARACTER_REFERENCES)[0], len(entity)
-    took, keys = _named_references([entity])
-    return (html5[keys[0]], int(took[0])) if took[0] else None
+    consumed, reads = _entity_table([entity], None)
+    return (reads[0], int(consumed[0])) if consumed[0] else None
 
 
 class Segments(NamedTuple):
@@ -439,35 +441,31 @@ def _entity_reads(
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Of each distinct entity candidate (``written``: as the reading shows its characters):
     how many characters its read consumes (0: it does not decode), how long the read is, and
-    what it shows (the read and what it leaves unread, or the candidate as written). Numeric
-    entities are read in bulk (a text of distinct numbers, ``&#1&#2…``, costs no call per
-    number); a named one is read once (``_Entities``)."""
-    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
-    numeric = np.fromiter(map(str.startswith, entities, repeat("&#")), bool, len(entities))
-    consumed = np.where(numeric, lengths, 0)  # a numeric entity reads all of itself
-    size = np.zeros(len(entities), np.int64)
-    shows = np.array([*written, None], object)[:-1]  # a 1-d array of strings
-    at = np.flatnonzero(numeric)
-    numbers = list(map(entities.__getitem__, at.tolist()))
-    reads = _numeric_references(numbers, folds.references)
-    size[at] = np.fromiter(map(len, reads), np.int64, len(reads))
-    shows[at] = reads
-    at = np.flatnonzero(~numeric)
-    took, keys = _named_references(list(map(entities.__getitem__, at.tolist())))
-    decodes = took > 0
-    at, took = at[decodes], took[decodes]
-    keys = list(compress(keys, decodes.tolist()))
-    folded = {key: html5[key].translate(folds) for key in set(keys)}
-    reads = list(map(folded.__getitem__, keys))
-    consumed[at] = took
-    size[at] = np.fromiter(map(len, reads), np.int64, len(reads))
-    unread = map(
-        operator.getitem,
-        map(written.__getitem__, at.tolist()),
-        map(slice, took.tolist(), repeat(None)),
-    )
-    shows[at] = list(map(operator.add, reads, unread))
-    return consumed, size, shows.tolist()
+    what it shows (the read and what it leaves unread, or the candidate as written)."""
+    consumed, reads = _entity_table(entities, folds)
+    size = np.fromiter(map(len, reads), np.int64, len(reads))
+    took = consumed.tolist()
+    shows = [r + w[c:] if c else w for r, w, c in zip(reads, written, took)]
+    return consumed, size, shows
+
+
+def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
+    """Of each entity candidate: how many characters its read consumes (0: it does not decode)
+    and what it reads as, folded by ``folds`` where given (``""`` where it does not decode), in
+    bulk (a text of distinct entities, ``&#1&#2…``, costs no call per entity)."""
+    numeric = [entity[1] == "#" for entity in entities]
+    numbers = list(compress(entities, numeric))
+    named = list(compress(entities, map(operator.not_, numeric)))
+    references = _CHARACTER_REFERENCES if folds is None else folds.references
+    number_reads = zip(map(len, numbers), _numeric_references(numbers, references))
+    took, keys = _named_references(named)
+    names = {key: html5[key] for key in set(keys) if key} | {"": ""}
+    if folds is not None:
+        names = {key: read.translate(folds) for key, read in names.items()}
+    name_reads = zip(took, map(names.__getitem__, keys))
+    table = [next(number_reads) if n else next(name_reads) for n in numeric]
+    consumed = np.fromiter(map(operator.itemgetter(0), table), np.int64, len(table))
+    return consumed, list(map(operator.itemgetter(1), table))
 
 
 _BARE_NAMES = frozenset(name for name in html5 if not name.endswith(";"))
@@ -481,15 +479,14 @@ _BARE_NAME_STARTS = [
 is tried at a size only where a name of that size starts as it does)."""
 
 
-def _named_references(entities: list[str]) -> tuple[np.ndarray, list[str]]:
+def _named_references(entities: list[str]) -> tuple[list[int], list[str]]:
     """Of each named entity candidate (``&gt``, ``&notit;``): how many characters its read
     consumes (0: none) and the HTML5 name read (``""`` where none): the whole name, else the
     longest name it starts with (``&gtA`` reads ``&gt``), in bulk, a prefix size at a time."""
     names = [entity[1:] for entity in entities]
-    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
-    took = np.where(np.fromiter(map(html5.__contains__, names), bool, len(names)), lengths, 0)
-    keys = [name if t else "" for name, t in zip(names, took.tolist())]
-    unread = np.flatnonzero((took == 0) & (lengths > 3)).tolist()
+    took = [len(e) if known else 0 for e, known in zip(entities, map(html5.__contains__, names))]
+    keys = [name if t else "" for name, t in zip(names, took)]
+    unread = [k for k, (t, e) in enumerate(zip(took, entities)) if not t and len(e) > 3]
     starts = [names[k][:2] for k in unread]
     for size, named_so in _BARE_NAME_STARTS:
         read = set()
@@ -554,9 +551,13 @@ def _with_entities(
     decodes and is not inside a tag or LaTeX command, read over the characters after its
     ``&`` (letters, digits, ``#`` and ``;``, which start no token)."""
     parts = _ENTITY_SPLIT.split(text)  # every entity candidate, with where it starts
-    reads = list(map(_Entities(folds).__getitem__, parts[1::2]))
+    candidates = parts[1::2]
+    distinct = list(dict.fromkeys(candidates))  # each read once, in bulk
+    number = dict(zip(distinct, range(len(distinct))))
+    ids = np.fromiter(map(number.__getitem__, candidates), np.int64, len(candidates))
+    took, reads = _entity_table(distinct, folds)
     where = np.fromiter(accumulate(map(len, parts)), np.int64, len(parts))[0:-1:2]
-    decoded = np.fromiter(map(operator.is_not, reads, repeat(None)), bool, len(reads))
+    decoded = took[ids] > 0
     if len(firsts):
         cut_firsts, cut_lasts = np.array(firsts, np.int64), np.array(lasts, np.int64)
         k = np.searchsorted(cut_firsts, where, "right") - 1
@@ -564,10 +565,9 @@ def _with_entities(
     chosen = np.flatnonzero(decoded).tolist()
     if not chosen:
         return firsts, lasts, pieces
-    read = cast(list[tuple[str, int]], list(map(reads.__getitem__, chosen)))  # all decode
     at = where[chosen]
-    last = at + np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
-    texts = list(map(operator.itemgetter(0), read))
+    last = at + took[ids[chosen]]
+    texts = list(map(reads.__getitem__, ids[chosen].tolist()))
     if not firsts:
         return at.tolist(), last.tolist(), texts
     f = np.concatenate([np.array(firsts, np.int64), at])
@@ -578,22 +578,6 @@ def _with_entities(
 
 
 _ENTITY_SPLIT = re.compile(f"({ENTITY.pattern})")
-
-
-class _Entities(dict[str, "tuple[str, int] | None"]):
-    """What each distinct entity candidate reads as: (its decoded text folded, how many
-    characters that reads), or None when it reads as written."""
-
-    def __init__(self, folds: _FoldTable) -> None:
-        super().__init__()
-        self.folds = folds
-
-    def __missing__(self, entity: str) -> tuple[str, int] | None:
-        decoded = _decoded(entity)
-        value = self[entity] = (
-            None if decoded is None else (decoded[0].translate(self.folds), decoded[1])
-        )
-        return value
 
 
 def _odd_characters(text: str, reading: Reading) -> str:
