@@ -374,37 +374,52 @@ _CODE = {ch: ord(ch) for ch in "<#/| \t\n>"}
 def _opened(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The role words ``[starts, ends)`` that an opening precedes, each from its opening: where
     ``_ROLE_OPEN.search(text, max(0, start - 7), start)`` matches, an opening with ``<`` for a
-    word ending with ``>`` and one with ``##`` for a word ending with ``:``. Array operations
-    over the seven places before every word at once, from the farthest (the search's leftmost
-    match) to the nearest: the opening's characters are distinct, so each place has one way to
-    match (no backtracking changes it)."""
+    word ending with ``>`` and one with ``##`` for a word ending with ``:``. Each opening of the
+    text is read once (``_openings``); then, for every word at once, the openings in its seven
+    places are tried from the farthest (the search's leftmost match) on: one matches where it
+    ends at the word or at a line break before it."""
     if not len(starts):
         return _NONE, _NONE
+    codes = code_points(text)
+    at, end, at_break = _openings(codes)
+    first = np.searchsorted(at, starts - _LONGEST_OPENING)
+    last = np.searchsorted(at, starts)
+    opening = np.full(len(starts), -1, np.int64)  # where each word's opening starts
+    rows = np.flatnonzero(first < last)
+    k = first[rows]
+    while len(rows):
+        word = starts[rows]
+        matches = (end[k] == word) | (at_break[k] & (end[k] < word))
+        opening[rows[matches]] = at[k[matches]]
+        k = k + 1
+        left = ~matches & (k < last[rows])
+        rows, k = rows[left], k[left]
+    kept = opening >= 0
+    angled = codes[np.maximum(opening, 0)] == _CODE["<"]
+    kept &= angled == (codes[ends - 1] == _CODE[">"])
+    return opening[kept], ends[kept]
+
+
+def _openings(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every place an opening of ``_ROLE_OPEN`` can start (``<``, or ``##`` at a line start),
+    where it ends (-1: it cannot be one), and whether a line break follows it. Its characters
+    (``/ | # `` space, tab) are never a role word's first letter, so an opening read to its end
+    here stops where it would stop before the word (the search's end); and they are distinct,
+    so each place has one way to match (no backtracking changes it)."""
     c = _CODE
-    # the text's codes after eight places: seven that match nothing, then a line break (the
-    # text's start is a line start)
-    codes = np.concatenate([np.zeros(_LONGEST_OPENING, np.uint32), [c["\n"]], code_points(text)])
-    pad = _LONGEST_OPENING + 1
-    at = np.full(len(starts), -1, np.int64)  # where each word's opening starts
-    for before in range(_LONGEST_OPENING, 0, -1):
-        p = starts - before
-        head = codes[np.maximum(p, -pad) + pad]
-        angle = (p >= 0) & (head == c["<"])
-        hashes = (p >= 0) & (head == c["#"]) & (codes[p + pad - 1] == c["\n"])
-        q = p + 1  # after ``<`` or the first ``#``
-        for wanted, step in (("/", angle), ("|", angle), ("#", hashes), ("#", hashes)):
-            q += step & (q < starts) & (codes[np.minimum(q, starts) + pad] == c[wanted])
-        hashes &= q >= p + 2  # two or three ``#`` (after a fourth, the opening cannot end)
-        for _ in range(4):
-            here = codes[np.minimum(q, starts) + pad]
-            q += (q < starts) & ((here == c[" "]) | (here == c["\t"]))
-        ends_here = (q == starts) | (codes[np.minimum(q, starts) + pad] == c["\n"])
-        found = (angle | hashes) & ends_here & (at < 0)
-        at[found] = p[found]
-    kept = at >= 0
-    angled = codes[at + pad] == c["<"]
-    kept &= angled == (codes[ends - 1 + pad] == c[">"])
-    return at[kept], ends[kept]
+    padded = np.append(codes, 0)  # the end reads as a character of no opening
+    at = np.flatnonzero((codes == c["<"]) | (codes == c["#"]))
+    angle = padded[at] == c["<"]
+    hashes = ~angle & ((at == 0) | (padded[at - 1] == c["\n"]))  # at - 1 = -1 reads the pad
+    end = at + 1  # after ``<`` or the first ``#``
+    for wanted, step in (("/", angle), ("|", angle), ("#", hashes), ("#", hashes)):
+        end += step & (padded[end] == c[wanted])
+    hashes &= end >= at + 2  # two or three ``#`` (after a fourth, the opening cannot end)
+    for _ in range(4):
+        here = padded[end]
+        end += (here == c[" "]) | (here == c["\t"])
+    end[~(angle | hashes)] = -1
+    return at, end, padded[end] == c["\n"]
 
 
 def injection_kinds(prompt: str, answer: str) -> set[str]:
