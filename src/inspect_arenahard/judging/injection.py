@@ -374,21 +374,30 @@ _CODE = {ch: ord(ch) for ch in "<#/| \t\n>"}
 def _opened(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The role words ``[starts, ends)`` that an opening precedes, each from its opening: where
     ``_ROLE_OPEN.search(text, max(0, start - 7), start)`` matches, an opening with ``<`` for a
-    word ending with ``>`` and one with ``##`` for a word ending with ``:``. Each opening of the
-    text is read once (``_openings``); then, for every word at once, the openings in its seven
-    places are tried from the farthest (the search's leftmost match) on: one matches where it
-    ends at the word or at a line break before it."""
+    word ending with ``>`` and one with ``##`` for a word ending with ``:``. Every opening is
+    read once (``_openings``); then, for every word at once, the openings in its seven places
+    are tried from the farthest (the search's leftmost match) on, one matching where it ends at
+    the word or at a line break before it. Where words are few, only the places before them are
+    read, as one string of blocks (the character before the seven places, the seven, and ``x``
+    standing for the word's first letter), so the work follows the words, not the text."""
     if not len(starts):
         return _NONE, _NONE
-    codes = code_points(text)
+    block = _LONGEST_OPENING + 2
+    if block * len(starts) < len(text):
+        padded = "\x00" * _LONGEST_OPENING + "\n" + text  # before the text: a line start
+        windows = map(slice, starts.tolist(), (starts + block - 1).tolist())
+        codes = code_points("x".join(map(padded.__getitem__, windows)) + "x")
+        words = np.arange(len(starts)) * block + block - 1  # where each word stands in them
+    else:
+        codes, words = code_points(text), starts
     at, end, at_break = _openings(codes)
-    first = np.searchsorted(at, starts - _LONGEST_OPENING)
-    last = np.searchsorted(at, starts)
+    first = np.searchsorted(at, words - _LONGEST_OPENING)
+    last = np.searchsorted(at, words)
     opening = np.full(len(starts), -1, np.int64)  # where each word's opening starts
     rows = np.flatnonzero(first < last)
     k = first[rows]
     while len(rows):
-        word = starts[rows]
+        word = words[rows]
         matches = (end[k] == word) | (at_break[k] & (end[k] < word))
         opening[rows[matches]] = at[k[matches]]
         k = k + 1
@@ -396,8 +405,9 @@ def _opened(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray
         rows, k = rows[left], k[left]
     kept = opening >= 0
     angled = codes[np.maximum(opening, 0)] == _CODE["<"]
-    kept &= angled == (codes[ends - 1] == _CODE[">"])
-    return opening[kept], ends[kept]
+    tags = code_points("".join(map(text.__getitem__, (ends - 1).tolist()))) == _CODE[">"]
+    kept &= angled == tags
+    return (opening - words + starts)[kept], ends[kept]
 
 
 def _openings(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
