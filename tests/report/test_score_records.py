@@ -414,3 +414,35 @@ def test_readers_keep_plain_values_the_collector_does_not_scan(logs: Path) -> No
         for _, _, _, points, row in rows
     ]
     assert _tracked_reachable(as_objects) > samples
+
+
+def test_answers_of_a_newer_run_replace_and_are_counted() -> None:
+    """Each (model, prompt, epoch) answer counts once, from the latest run; the notes count the
+    answers a newer run re-judged, per run, by a count independent of the reader's own."""
+    answers = AnswerReader()
+    row = ((), False, False, 100, 120, None, 0.1)
+    old = [(None, q, 1, 0.0, row) for q in ("q1", "q2", "q3")]
+    new = [("m", q, 1, 1.0, row) for q in ("q2", "q3", "q4")]
+    answers.records_by_log = {
+        "old.eval": old,
+        "new.eval": new,
+        "other.eval": [("o", "q1", 1, 0.5, row)],
+    }
+    runs = [
+        reader.Run(path, "arenahard", model, "success", created)
+        for path, model, created in (
+            ("old.eval", "m", "1"),
+            ("other.eval", "o", "2"),
+            ("new.eval", "m", "3"),
+        )
+    ]
+    by_model, notes = answers.by_model(reader.LogGames(runs=runs))
+    latest = {}
+    for run in runs:
+        for model, q, epoch, points, _ in answers.records_by_log[run.path]:
+            latest[(model or run.model, q, epoch)] = points
+    assert [points for points, _ in by_model["m"]] == [
+        latest[k] for k in sorted(latest) if k[0] == "m"
+    ]
+    assert [points for points, _ in by_model["m"]] == [0.0, 1.0, 1.0, 1.0]
+    assert notes == ["replaced: 2 answers re-judged in newer new.eval"]

@@ -162,7 +162,7 @@ _UNSET = SKETCH_BITS + 1
 """Where ``_differing_bits_above_diagonal`` has no pair: more bits than a sketch has."""
 
 
-def _differing_bits_above_diagonal(words: np.ndarray, block: int = 64) -> np.ndarray:
+def _differing_bits_above_diagonal(words: np.ndarray, block: int = 128) -> np.ndarray:
     """``_differing_bits`` of each pair once, above the diagonal (``_UNSET`` on and below it):
     half the work, a block of rows at a time against the rows from that block on, each word of
     the sketches contiguous."""

@@ -227,15 +227,19 @@ def audit_records(
     answers estimated from their sketches, each answer's off-prompt rank among the benchmark's
     prompts as its judge score recorded it; the same thresholds."""
     rows = [a if isinstance(a, tuple) else (a.points, a.audit.row()) for a in answers]
-    records = [record for _, record in rows]
+    points, records = zip(*rows) if rows else ((), ())
+    # the records' fields a column each (AnswerAudit.row's order), by one transposition
+    injection, empty, cut, chars, baseline_chars, sketches, ranks = (
+        zip(*records) if records else ((),) * 7
+    )
     return _model_audit(
         model,
-        sketch_similarity_summary([sketch for *_, sketch, _ in records]),
-        np.array([rank or 0.0 for *_, rank in records]),
-        [{kind: set(sp) for kind, sp in injection} for injection, *_ in records],
-        empty=[empty for _, empty, *_ in records],
-        cut=[cut for _, _, cut, *_ in records],
-        lengths=[(r[3], r[4], points) for points, r in rows],
+        sketch_similarity_summary(sketches),
+        np.array([rank or 0.0 for rank in ranks]),
+        [{kind: set(sp) for kind, sp in found} if found else {} for found in injection],
+        empty=empty,
+        cut=cut,
+        lengths=list(zip(chars, baseline_chars, points)),
         thresholds=thresholds,
     )
 

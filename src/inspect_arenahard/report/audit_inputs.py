@@ -176,22 +176,22 @@ class AnswerReader:
         for run in result.runs:  # oldest first
             texts = self.by_log.get(run.path, [])
             records = self.records_by_log.get(run.path, [])
-            keyed: list[tuple[tuple[str | None, str, int], Answer]]
-            keyed = [((m, i, e), a) for m, i, e, a in texts]
-            keyed += [((m, i, e), (points, row)) for m, i, e, points, row in records]
-            for (model, sample_id, epoch), sample in keyed:
-                key = (model or run.model, sample_id, epoch)
-                if key in latest:
-                    replaced[run.path] = replaced.get(run.path, 0) + 1
-                latest[key] = sample
+            keyed: list[tuple[tuple[str, str, int], Answer]]
+            keyed = [((m or run.model, i, e), a) for m, i, e, a in texts]
+            keyed += [((m or run.model, i, e), (p, row)) for m, i, e, p, row in records]
+            before = len(latest)
+            latest.update(keyed)
+            again = len(keyed) - (len(latest) - before)  # keys an earlier answer had
+            if again:
+                replaced[run.path] = replaced.get(run.path, 0) + again
             if run.damaged:
                 notes.append(
                     f"partly read {run.path}: {len(run.damaged)} damaged members skipped "
                     f"({', '.join(run.damaged)})"
                 )
         by_model: dict[str, list[Answer]] = {}
-        for (model, _, _), answer in sorted(latest.items(), key=lambda item: item[0]):
-            by_model.setdefault(model, []).append(answer)
+        for key in sorted(latest):
+            by_model.setdefault(key[0], []).append(latest[key])
         notes += [
             f"replaced: {n} answers re-judged in newer {path}" for path, n in replaced.items()
         ]

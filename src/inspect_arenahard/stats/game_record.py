@@ -220,7 +220,7 @@ class AnswerAudit:
         """The record as a tuple of plain values: a reader keeping thousands of them leaves the
         garbage collector nothing to rescan (a tuple of strings and numbers is not tracked)."""
         return (
-            tuple(sorted(self.injection.items())),
+            tuple(sorted(self.injection.items())) if self.injection else (),
             self.empty,
             self.cut,
             self.answer_chars,

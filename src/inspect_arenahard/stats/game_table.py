@@ -32,7 +32,12 @@ STYLE_COLUMNS: tuple[str, ...] = ("tokens", "headers", "lists", "bold")
 UNPARSED = -1
 """``GameTable.label`` of a game without a parsed verdict."""
 
-_LABEL_CODE: dict[str, int] = {s: LABELS.index(c) for s, c in SPELLINGS.items()}
+_LABEL_CODE: dict[str | None, int] = {
+    None: UNPARSED,
+    **{s: LABELS.index(c) for s, c in SPELLINGS.items()},
+}
+_SPELLED = -2
+"""A label ``_LABEL_CODE`` does not hold: a spelling ``normalize_label`` reads."""
 _A_SIDE = [outcome_for(label, "A") for label in LABELS]
 A_POINTS = np.array([points for points, _ in _A_SIDE])
 """Points of position A for each label code (``LABELS`` order), from ``outcome_for``."""
@@ -195,9 +200,9 @@ class _NotWellFormed(Exception):
 
 def _codes(values: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
     """(distinct values in first-seen order, each value's index among them)."""
-    index: dict[Any, int] = {}
-    codes = [index.setdefault(v, len(index)) for v in values]
-    return list(index), np.array(codes, dtype=np.int64)
+    distinct = list(dict.fromkeys(values))
+    index = dict(zip(distinct, range(len(distinct))))
+    return distinct, np.fromiter(map(index.__getitem__, values), np.int64, count=len(values))
 
 
 def _objects(values: Sequence[Any]) -> np.ndarray:
@@ -254,19 +259,18 @@ def _columns(records: list[Mapping[str, Any]]) -> GameTable:
     judges, judge_code = _codes(judge)
     prompts, prompt = _codes(question_id)
     games, game_code = _codes(game)
-    label = [
-        UNPARSED if lab is None or not ok else _LABEL_CODE.get(lab, -2)
-        for lab, ok in zip(raw_labels, parsed)
-    ]
-    for i in np.flatnonzero(np.array(label) == -2).tolist():  # spellings with spaces: rare
+    n = len(records)
+    label = np.fromiter(map(_LABEL_CODE.get, raw_labels, repeat(_SPELLED)), np.int8, count=n)
+    label[~np.fromiter(map(bool, parsed), bool, count=n)] = UNPARSED
+    for i in np.flatnonzero(label == _SPELLED).tolist():  # spellings with spaces: rare
         label[i] = LABELS.index(str(normalize_label(raw_labels[i])))
     model_style, baseline_style, malformed = _styles(styles)
     return GameTable(
         records=_objects(records),
         checked=frozenset(BATTLE_FIELDS) | ({"judge", "game", "label"} - absent),
         models=tuple(models),
-        model=np.array([code[m] for m in names], dtype=np.int64),
-        baseline=np.array([code[m] for m in baselines], dtype=np.int64),
+        model=np.fromiter(map(code.__getitem__, names), np.int64, count=n),
+        baseline=np.fromiter(map(code.__getitem__, baselines), np.int64, count=n),
         judges=tuple(judges),
         judge_code=judge_code,
         question_id=_objects(question_id),
@@ -278,7 +282,7 @@ def _columns(records: list[Mapping[str, Any]]) -> GameTable:
         games=tuple(games),
         game_code=game_code,
         position_a=np.array(positions, dtype=object) == "A",
-        label=np.array(label, dtype=np.int8),
+        label=label,
         strong_weight=np.array([np.nan if w is None else float(w) for w in weights], dtype=float),
         model_style=model_style,
         baseline_style=baseline_style,
