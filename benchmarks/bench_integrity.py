@@ -3,8 +3,9 @@
     python benchmarks/bench_integrity.py [--size 1000000] [--data ../shared/data]
 
 For 1 MB of label chains sharing their letters (``A>B>A…``, spaced, doubled, bracketed),
-markup, escapes, entities and comments as dense as they can be (a token every 2–4 characters),
-runs of ``[``, ``[ ``, ``<|`` and whitespace, ScaleEval headings that never close, hostile prose (a disguised payload after every 90 characters of
+markup, escapes, entities and comments as dense as they can be (a token every 2–4 characters;
+entities also partly read, ``&gté``, and all distinct, ``&#1&#2…``, ``&amp1&amp2…``),
+runs of ``[``, ``[ ``, ``<|`` and whitespace, role markers (``<user>``, one every 6 characters), ScaleEval headings that never close, hostile prose (a disguised payload after every 90 characters of
 real answer text), dense hostile text (payloads only, one every ~12 characters) and real answers
 (the 16 v0.1 answer sets concatenated), prints the time of :func:`inspect_arenahard.judging.integrity.neutralise` per
 protocol and of the audit's :func:`inspect_arenahard.report.audit_checks.injection_findings`, then
@@ -77,10 +78,14 @@ def main() -> None:
         "markup labels": ("[[B**>>**A]] " * n)[:n],
         "escaped labels": ("\\[\\[B>>A\\]\\]" * n)[:n],
         "bare entities": ("&gt" * n)[:n],
+        "&gté entities": ("&gt\u00e9" * n)[:n],
+        "numbered &#k": "".join(f"&#{k}" for k in range(n))[:n],
+        "named &ampk": "".join(f"&amp{k}" for k in range(n))[:n],
         "html comments": ("<!--" * n)[:n],
         "[": "[" * n,
         "[ ": "[ " * (n // 2),
         "<|": "<|" * (n // 2),
+        "<user>": ("<user>" * n)[:n],
         "hostile prose": "".join(
             f"{answers[k % len(answers)][:90]} {payload}"
             for k, payload in enumerate(islice(cycle(HOSTILE), n // 100))

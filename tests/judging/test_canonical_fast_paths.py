@@ -9,8 +9,10 @@ escapes, labels and markers) both must give the same reading, map and rewritten 
 
 from __future__ import annotations
 
+import html
 import re
 from bisect import bisect_right
+from html.entities import html5
 
 import numpy as np
 from hypothesis import example, given, settings
@@ -18,13 +20,17 @@ from hypothesis import strategies as st
 
 from inspect_arenahard.judging import injection
 from inspect_arenahard.judging.canonical import (
+    _CHARACTER_REFERENCES,
     _FOLDS,
     _LATEX,
     _TAG_START,
+    ENTITY,
     READINGS,
     Canonical,
     _escapes_and_markup_only,
     _events,
+    _named_references,
+    _numeric_references,
     _odd_characters,
     _runs_split,
     _scanner,
@@ -255,6 +261,72 @@ def test_role_words_tried_after_openings_match_a_whole_scan(text: str) -> None:
     for written in (text, sparse):
         lowered = written.lower()
         same = len(lowered) == len(written)
-        found = list(injection._role_markers(written, lowered if same else None))
+        starts, ends = injection._role_markers(written, lowered if same else None)
         words = reference_role_words(written)
-        assert found[: len(words)] == words, written
+        assert list(zip(starts.tolist(), ends.tolist()))[: len(words)] == words, written
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ROLE_PIECES), min_size=50, max_size=400).map("".join))
+def test_openings_found_in_bulk_match_the_opening_search(text: str) -> None:
+    """Many role words at once (dense hostile text): the array search for their openings finds
+    the opening ``_ROLE_OPEN.search`` finds before each word."""
+    lowered = text.lower()
+    words = (
+        injection._ROLE_WORD_LOWER.finditer(lowered)
+        if len(lowered) == len(text)
+        else injection._ROLE_WORD.finditer(text)
+    )
+    spans = [m.span() for m in words]
+    starts = np.array([a for a, _ in spans], np.int64)
+    ends = np.array([b for _, b in spans], np.int64)
+    found = injection._opened(text, starts, ends)
+    assert list(zip(*(a.tolist() for a in found))) == reference_role_words(text), text
+
+
+def reference_named(entity: str) -> tuple[str, int] | None:
+    """A named entity read one prefix at a time: the whole name, else the longest HTML5 name
+    it starts with."""
+    name = entity[1:]
+    if name in html5:
+        return html5[name], len(entity)
+    for size in range(len(name) - 1, 1, -1):
+        if name[:size] in html5:
+            return html5[name[:size]], size + 1
+    return None
+
+
+NAME_PIECES = [*sorted(html5)[::7], "amp", "gt", "lt", "not", "Aacute", "a", "x", "0", "e", "le"]
+NAMED = st.lists(st.sampled_from(NAME_PIECES), min_size=1, max_size=4).map(
+    lambda pieces: "&" + "".join(pieces)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(NAMED, max_size=30))
+def test_named_entities_read_in_bulk_read_the_longest_name(candidates: list[str]) -> None:
+    candidates = [c for c in candidates if ENTITY.fullmatch(c)]  # what the split gives
+    took, keys = _named_references(candidates)
+    for candidate, consumed, key in zip(candidates, took, keys):
+        read = (html5[key], consumed) if consumed else None
+        assert read == reference_named(candidate), candidate
+
+
+NUMBERS = st.tuples(
+    st.booleans(), st.integers(0, 40), st.integers(0, 2**40), st.sampled_from(["", ";"])
+).map(lambda t: f"&#{'x' if t[0] else ''}{'0' * t[1]}{t[2]:{'x' if t[0] else 'd'}}{t[3]}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(NUMBERS, max_size=30))
+def test_numeric_entities_read_in_bulk_as_html_unescape_reads_them(entities: list[str]) -> None:
+    assert _numeric_references(entities, _CHARACTER_REFERENCES) == list(
+        map(html.unescape, entities)
+    )
+
+
+def test_numbers_of_thousands_of_digits_read_as_their_value_or_beyond_unicode() -> None:
+    """``html.unescape`` refuses them (``int`` reads at most 4,300 digits); leading zeros aside,
+    they are what their digits say."""
+    entities = ["&#" + "0" * 5000 + "62", "&#" + "9" * 5000, "&#x" + "0" * 9000]
+    assert _numeric_references(entities, _CHARACTER_REFERENCES) == [">", "\ufffd", "\ufffd"]

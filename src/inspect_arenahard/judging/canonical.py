@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from html.entities import html5
 from importlib.resources import files
-from itertools import accumulate, repeat
-from typing import Callable, Iterable, Literal, NamedTuple, Sequence, cast
+from itertools import accumulate, compress, repeat
+from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
 
@@ -102,12 +102,29 @@ def fold(ch: str) -> str:
     return unicodedata.normalize("NFC", parts)
 
 
+class _CharacterReferences(dict[int, str]):
+    """What ``html.unescape`` reads a numeric entity as, by its number, folded by ``folds``
+    where given (each number read once: a text of distinct numeric entities costs a lookup
+    each)."""
+
+    def __init__(self, folds: dict[int, str] | None = None) -> None:
+        super().__init__()
+        self.folds = folds
+
+    def __missing__(self, code: int) -> str:
+        read = html.unescape(f"&#{code};")
+        value = self[code] = read if self.folds is None else read.translate(self.folds)
+        return value
+
+
 class _FoldTable(dict[int, str]):
     """``str.translate`` table computing each character's fold once."""
 
     def __init__(self, rendered: bool) -> None:
         super().__init__()
         self.rendered = rendered
+        self.references = _CharacterReferences(self)
+        """Numeric entities' reads, folded."""
 
     def __missing__(self, code: int) -> str:
         ch = chr(code)
@@ -129,6 +146,7 @@ class _OddTable(dict[int, str]):
         return value
 
 
+_CHARACTER_REFERENCES = _CharacterReferences()
 _FOLDS = {"plain": _FoldTable(False), "rendered": _FoldTable(True)}
 _ODD = {"plain": _OddTable(_FOLDS["plain"], "&"), "rendered": _OddTable(_FOLDS["rendered"], "&")}
 ENTITY = re.compile(r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[^\t\n\f <&#;]{1,32}+;?)")
@@ -163,25 +181,34 @@ _LATEX_SIGNS = {
 }
 
 
+_BEYOND_UNICODE = 0x110000
+"""Every number from here on reads as U+FFFD."""
+
+
+def _numeric_references(entities: list[str], reads: _CharacterReferences) -> list[str]:
+    """What each numeric entity (``&#62``, ``&#x3e;``) reads as (``reads``: by number), in
+    bulk: a number beyond eight digits (leading zeros aside) is beyond Unicode (U+FFFD)."""
+    hexadecimal = [entity[2] in "xX" for entity in entities]
+    digits = [e[3 if h else 2 :].rstrip(";") for e, h in zip(entities, hexadecimal)]
+    digits = [d if len(d) <= 8 else _significant(d) for d in digits]
+    numbers = map(int, digits, [16 if h else 10 for h in hexadecimal])
+    return list(map(reads.__getitem__, map(min, numbers, repeat(_BEYOND_UNICODE))))
+
+
+def _significant(digits: str) -> str:
+    """Digits without their leading zeros, or ``99999999`` (beyond Unicode) for more than eight
+    (``int`` refuses thousands of digits)."""
+    significant = digits.lstrip("0")
+    return (significant or "0") if len(significant) <= 8 else "99999999"
+
+
 @lru_cache(maxsize=4096)
 def _decoded(entity: str) -> tuple[str, int] | None:
     """(what ``html.unescape`` makes of the entity at the start of ``entity``, how many of its
     characters that reads), or None when it reads none. A name without its semicolon is read
     as the longest HTML5 name it starts with (``&gtA`` is ``>`` then ``A``)."""
-    if entity.startswith("&#"):
-        hexadecimal = entity[2:3] in "xX"
-        digits = entity[3 if hexadecimal else 2 :].rstrip(";").lstrip("0") or "0"
-        if len(digits) > 8:  # beyond Unicode (html.unescape reads U+FFFD)
-            return "\ufffd", len(entity)
-        text = html.unescape(f"&#{'x' if hexadecimal else ''}{digits};")
-        return text, len(entity)
-    name = entity[1:]
-    if name in html5:
-        return html5[name], len(entity)
-    for size in range(len(name) - 1, 1, -1):
-        if name[:size] in html5:
-            return html5[name[:size]], size + 1
-    return None
+    consumed, reads = _entity_table([entity], None)
+    return (reads[0], int(consumed[0])) if consumed[0] else None
 
 
 class Segments(NamedTuple):
@@ -374,37 +401,108 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
 
 def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
     """The reading of a text whose only cuts are entities: the split of its entity candidates
-    gives the copied stretches, and each candidate that decodes is replaced by its read (and
-    what it leaves unread), with no slicing of the text."""
+    gives the copied stretches, and each candidate is replaced by what it shows (its read and
+    what it leaves unread, or itself where it does not decode). What a candidate shows depends
+    on it alone, so it is worked out once per distinct candidate and looked up by its number:
+    a candidate every few characters costs no Python step."""
     parts = _ENTITY_SPLIT.split(text)
-    reads = list(map(_Entities(folds).__getitem__, parts[1::2]))  # as written
-    if not text.isascii():  # the rest folded, one character for one
-        ends = list(accumulate(map(len, parts)))
-        parts = list(map(_one_to_one(text, folds).__getitem__, map(slice, [0, *ends], ends)))
     candidates = parts[1::2]
-    lengths = np.fromiter(map(len, parts), np.int64, len(parts))
-    where = (lengths.cumsum() - lengths)[1::2]
-    chosen = np.flatnonzero(
-        np.fromiter(map(operator.is_not, reads, repeat(None)), bool, len(reads))
+    distinct = list(dict.fromkeys(candidates))
+    number = dict(zip(distinct, range(len(distinct))))
+    ids = np.fromiter(map(number.__getitem__, candidates), np.int64, len(candidates))
+    written = (  # each candidate folded, one character for one
+        distinct
+        if text.isascii()
+        else _one_to_one(_SEPARATOR.join(distinct), folds).split(_SEPARATOR)
     )
-    read = cast(list[tuple[str, int]], list(map(reads.__getitem__, chosen.tolist())))
-    consumed = np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
-    texts = list(map(operator.itemgetter(0), read))
-    shown = texts[:]  # a read and what its candidate leaves unread
-    for k in np.flatnonzero(consumed < lengths[1::2][chosen]).tolist():
-        shown[k] += candidates[chosen[k]][consumed[k] :]
-    if len(chosen) == len(candidates):
-        parts[1::2] = shown
-    else:
-        replaced = np.array(candidates + [None], dtype=object)[:-1]  # a 1-d array of strings
-        replaced[chosen] = shown
-        parts[1::2] = replaced.tolist()
-    firsts = where[chosen]
+    consumed, size, shows = _entity_reads(distinct, written, folds)
+    gap_lengths = np.fromiter(map(len, parts[0::2]), np.int64, len(candidates) + 1)
+    lengths = np.empty(len(parts), np.int64)
+    lengths[0::2] = gap_lengths
+    lengths[1::2] = np.fromiter(map(len, distinct), np.int64, len(distinct))[ids]
+    bounds = lengths.cumsum()
+    if not text.isascii():  # the rest folded, one character for one
+        folded = _one_to_one(text, folds)
+        gaps = map(slice, [0, *bounds[1::2].tolist()], bounds[0::2].tolist())
+        parts[0::2] = map(folded.__getitem__, gaps)
+    parts[1::2] = map(shows.__getitem__, ids.tolist())
+    chosen = np.flatnonzero(consumed[ids] > 0)
+    firsts = (bounds - lengths)[1::2][chosen]
+    chosen_ids = ids[chosen]
 
     def cuts() -> tuple[np.ndarray, ...]:
-        return firsts, firsts + consumed, np.fromiter(map(len, texts), np.int64, len(texts))
+        return firsts, firsts + consumed[chosen_ids], size[chosen_ids]
 
     return Canonical("".join(parts), text, reading, cuts)
+
+
+def _entity_reads(
+    entities: list[str], written: list[str], folds: _FoldTable
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Of each distinct entity candidate (``written``: as the reading shows its characters):
+    how many characters its read consumes (0: it does not decode), how long the read is, and
+    what it shows (the read and what it leaves unread, or the candidate as written)."""
+    consumed, reads = _entity_table(entities, folds)
+    size = np.fromiter(map(len, reads), np.int64, len(reads))
+    took = consumed.tolist()
+    shows = [r + w[c:] if c else w for r, w, c in zip(reads, written, took)]
+    return consumed, size, shows
+
+
+def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
+    """Of each entity candidate: how many characters its read consumes (0: it does not decode)
+    and what it reads as, folded by ``folds`` where given (``""`` where it does not decode), in
+    bulk (a text of distinct entities, ``&#1&#2…``, costs no call per entity)."""
+    numeric = [entity[1] == "#" for entity in entities]
+    numbers = list(compress(entities, numeric))
+    named = list(compress(entities, map(operator.not_, numeric)))
+    references = _CHARACTER_REFERENCES if folds is None else folds.references
+    number_reads = zip(map(len, numbers), _numeric_references(numbers, references))
+    took, keys = _named_references(named)
+    names = {key: html5[key] for key in set(keys) if key} | {"": ""}
+    if folds is not None:
+        names = {key: read.translate(folds) for key, read in names.items()}
+    name_reads = zip(took, map(names.__getitem__, keys))
+    table = [next(number_reads) if n else next(name_reads) for n in numeric]
+    consumed = np.fromiter(map(operator.itemgetter(0), table), np.int64, len(table))
+    return consumed, list(map(operator.itemgetter(1), table))
+
+
+_BARE_NAMES = frozenset(name for name in html5 if not name.endswith(";"))
+"""The HTML5 names allowed without their semicolon: the only names a candidate's proper prefix
+can be (it never holds a semicolon)."""
+_BARE_NAME_STARTS = [
+    (size, frozenset(name[:2] for name in _BARE_NAMES if len(name) == size))
+    for size in range(max(map(len, _BARE_NAMES)), 1, -1)
+]
+"""By size, longest first: the first two letters of the bare names of that size (a candidate
+is tried at a size only where a name of that size starts as it does)."""
+
+
+def _named_references(entities: list[str]) -> tuple[list[int], list[str]]:
+    """Of each named entity candidate (``&gt``, ``&notit;``): how many characters its read
+    consumes (0: none) and the HTML5 name read (``""`` where none): the whole name, else the
+    longest name it starts with (``&gtA`` reads ``&gt``), in bulk, a prefix size at a time."""
+    names = [entity[1:] for entity in entities]
+    took = [len(e) if known else 0 for e, known in zip(entities, map(html5.__contains__, names))]
+    keys = [name if t else "" for name, t in zip(names, took)]
+    unread = [k for k, (t, e) in enumerate(zip(took, entities)) if not t and len(e) > 3]
+    starts = [names[k][:2] for k in unread]
+    for size, named_so in _BARE_NAME_STARTS:
+        read = set()
+        for k in compress(unread, map(named_so.__contains__, starts)):
+            if len(names[k]) > size and names[k][:size] in _BARE_NAMES:
+                took[k], keys[k] = size + 1, names[k][:size]
+                read.add(k)
+        if read:
+            left = [k not in read for k in unread]
+            unread, starts = list(compress(unread, left)), list(compress(starts, left))
+    return took, keys
+
+
+_SEPARATOR = "\t"
+"""Joins entity candidates to fold them in one pass (no candidate holds it; it folds to
+itself)."""
 
 
 def _one_to_one(text: str, folds: _FoldTable) -> str:
@@ -453,9 +551,13 @@ def _with_entities(
     decodes and is not inside a tag or LaTeX command, read over the characters after its
     ``&`` (letters, digits, ``#`` and ``;``, which start no token)."""
     parts = _ENTITY_SPLIT.split(text)  # every entity candidate, with where it starts
-    reads = list(map(_Entities(folds).__getitem__, parts[1::2]))
+    candidates = parts[1::2]
+    distinct = list(dict.fromkeys(candidates))  # each read once, in bulk
+    number = dict(zip(distinct, range(len(distinct))))
+    ids = np.fromiter(map(number.__getitem__, candidates), np.int64, len(candidates))
+    took, reads = _entity_table(distinct, folds)
     where = np.fromiter(accumulate(map(len, parts)), np.int64, len(parts))[0:-1:2]
-    decoded = np.fromiter(map(operator.is_not, reads, repeat(None)), bool, len(reads))
+    decoded = took[ids] > 0
     if len(firsts):
         cut_firsts, cut_lasts = np.array(firsts, np.int64), np.array(lasts, np.int64)
         k = np.searchsorted(cut_firsts, where, "right") - 1
@@ -463,10 +565,9 @@ def _with_entities(
     chosen = np.flatnonzero(decoded).tolist()
     if not chosen:
         return firsts, lasts, pieces
-    read = cast(list[tuple[str, int]], list(map(reads.__getitem__, chosen)))  # all decode
     at = where[chosen]
-    last = at + np.fromiter(map(operator.itemgetter(1), read), np.int64, len(read))
-    texts = list(map(operator.itemgetter(0), read))
+    last = at + took[ids[chosen]]
+    texts = list(map(reads.__getitem__, ids[chosen].tolist()))
     if not firsts:
         return at.tolist(), last.tolist(), texts
     f = np.concatenate([np.array(firsts, np.int64), at])
@@ -477,22 +578,6 @@ def _with_entities(
 
 
 _ENTITY_SPLIT = re.compile(f"({ENTITY.pattern})")
-
-
-class _Entities(dict[str, "tuple[str, int] | None"]):
-    """What each distinct entity candidate reads as: (its decoded text folded, how many
-    characters that reads), or None when it reads as written."""
-
-    def __init__(self, folds: _FoldTable) -> None:
-        super().__init__()
-        self.folds = folds
-
-    def __missing__(self, entity: str) -> tuple[str, int] | None:
-        decoded = _decoded(entity)
-        value = self[entity] = (
-            None if decoded is None else (decoded[0].translate(self.folds), decoded[1])
-        )
-        return value
 
 
 def _odd_characters(text: str, reading: Reading) -> str:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import chain
-from typing import Iterable, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -163,10 +162,7 @@ def _judge_only(canon: Canonical) -> Hits:
         hits.append((kind, starts, ends))
     lowered = text.lower()
     folded = len(lowered) == len(text)  # lowercasing kept every offset
-    markers = np.fromiter(
-        chain.from_iterable(_role_markers(text, lowered if folded else None)), np.int64
-    )
-    hits.append(("role_marker", markers[0::2], markers[1::2]))
+    hits.append(("role_marker", *_role_markers(text, lowered if folded else None)))
     lower_scan = folded and _CASE_EXTRAS.search(text) is None
     phrases = _judge_phrases(lowered) if lower_scan else match_spans(_TO_JUDGE.finditer(text))
     hits.append(("judge_instruction", *phrases))
@@ -333,39 +329,107 @@ def _sorted_spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return lo[order], hi[order]
 
 
-def _role_markers(text: str, lowered: str | None) -> Iterator[tuple[int, int]]:
-    """Spans of role markers (``<|im_start|>``, ``[INST]``, ``### System:``, ``<tool_call>``)
-    and of fake turns at a line start (``Human:``, ``Assistant:``, ``## Verdict``);
-    ``lowered``: ``text.lower()`` where that keeps every offset, else None."""
-    words: Iterable[re.Match[str] | None]
+def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of role markers (``<|im_start|>``, ``[INST]``, ``### System:``,
+    ``<tool_call>``) and of fake turns at a line start (``Human:``, ``Assistant:``,
+    ``## Verdict``), in that order; ``lowered``: ``text.lower()`` where that keeps every offset,
+    else None."""
     if "<" not in text and "#" not in text:
-        words = ()  # a role word needs its opening
+        words = (_NONE, _NONE)  # a role word needs its opening
     elif lowered is None:
-        words = _ROLE_WORD.finditer(text)
+        words = match_spans(_ROLE_WORD.finditer(text))
     elif 64 * (text.count("<") + text.count("#")) < len(text) and (
         _OPEN_BEFORE_BREAK.search(text) is None
     ):
         # few openings, each ending where its word starts: try the word only there (role words
         # never overlap, so this finds what a scan of the whole text finds)
         match = _ROLE_WORD_LOWER.match
-        words = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
+        tried = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
+        words = match_spans(m for m in tried if m is not None)
     else:
-        words = _ROLE_WORD_LOWER.finditer(lowered)
-    for m in words:
-        if m is None:
-            continue
-        opening = _ROLE_OPEN.search(text, max(0, m.start() - 7), m.start())
-        if opening is not None and (m.group(0).endswith(">") == (opening.group(0)[0] == "<")):
-            yield opening.start(), m.end()
+        words = match_spans(_ROLE_WORD_LOWER.finditer(lowered))
+    starts, ends = _opened(text, *words)
+    tags: list[int] = []
     for tail, openings in _ROLE_TAGS:
         at = text.find(tail)
         while at >= 0:
             tag = next((o for o in openings if text.startswith(o, at - len(o))), None)
             if tag is not None:
-                yield at - len(tag), at + len(tail)
+                tags += (at - len(tag), at + len(tail))
             at = text.find(tail, at + 1)
-    for m in _TURN.finditer(text):
-        yield m.start(), m.end()
+    flat = np.array(tags, np.int64)
+    turns = match_spans(_TURN.finditer(text))
+    return (
+        np.concatenate([starts, flat[0::2], turns[0]]),
+        np.concatenate([ends, flat[1::2], turns[1]]),
+    )
+
+
+_NONE = np.zeros(0, np.int64)
+_LONGEST_OPENING = 7
+"""``</|`` and four spaces: ``_ROLE_OPEN`` is searched this far before a role word."""
+_CODE = {ch: ord(ch) for ch in "<#/| \t\n>"}
+
+
+def _opened(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The role words ``[starts, ends)`` that an opening precedes, each from its opening: where
+    ``_ROLE_OPEN.search(text, max(0, start - 7), start)`` matches, an opening with ``<`` for a
+    word ending with ``>`` and one with ``##`` for a word ending with ``:``. Every opening is
+    read once (``_openings``); then, for every word at once, the openings in its seven places
+    are tried from the farthest (the search's leftmost match) on, one matching where it ends at
+    the word or at a line break before it. Where words are few, only the places before them are
+    read, as one string of blocks (the character before the seven places, the seven, and ``x``
+    standing for the word's first letter), so the work follows the words, not the text."""
+    if not len(starts):
+        return _NONE, _NONE
+    block = _LONGEST_OPENING + 2
+    if block * len(starts) < len(text):
+        padded = "\x00" * _LONGEST_OPENING + "\n" + text  # before the text: a line start
+        windows = map(slice, starts.tolist(), (starts + block - 1).tolist())
+        codes = code_points("x".join(map(padded.__getitem__, windows)) + "x")
+        words = np.arange(len(starts)) * block + block - 1  # where each word stands in them
+    else:
+        codes, words = code_points(text), starts
+    at, end, at_break = _openings(codes)
+    first = np.searchsorted(at, words - _LONGEST_OPENING)
+    last = np.searchsorted(at, words)
+    opening = np.full(len(starts), -1, np.int64)  # where each word's opening starts
+    rows = np.flatnonzero(first < last)
+    k = first[rows]
+    while len(rows):
+        word = words[rows]
+        matches = (end[k] == word) | (at_break[k] & (end[k] < word))
+        opening[rows[matches]] = at[k[matches]]
+        k = k + 1
+        left = ~matches & (k < last[rows])
+        rows, k = rows[left], k[left]
+    kept = opening >= 0
+    angled = codes[np.maximum(opening, 0)] == _CODE["<"]
+    tags = code_points("".join(map(text.__getitem__, (ends - 1).tolist()))) == _CODE[">"]
+    kept &= angled == tags
+    return (opening - words + starts)[kept], ends[kept]
+
+
+def _openings(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every place an opening of ``_ROLE_OPEN`` can start (``<``, or ``##`` at a line start),
+    where it ends (-1: it cannot be one), and whether a line break follows it. Its characters
+    (``/ | # `` space, tab) are never a role word's first letter, so an opening read to its end
+    here stops where it would stop before the word (the search's end); and they are distinct,
+    so each place has one way to match (no backtracking changes it)."""
+    c = _CODE
+    padded = np.append(codes, 0)  # the end reads as a character of no opening
+    at = np.flatnonzero((codes == c["<"]) | (codes == c["#"]))
+    angle = padded[at] == c["<"]
+    hashes = ~angle & ((at == 0) | (padded[at - 1] == c["\n"]))  # at - 1 = -1 reads the pad
+    end = at + 1  # after ``<`` or the first ``#``
+    for wanted, step in (("/", angle), ("|", angle), ("#", hashes), ("#", hashes)):
+        end += step & (padded[end] == c[wanted])
+    hashes &= end >= at + 2  # two or three ``#`` (after a fourth, the opening cannot end)
+    for _ in range(4):
+        here = padded[end]
+        end += (here == c[" "]) | (here == c["\t"])
+    end[~(angle | hashes)] = -1
+    return at, end, padded[end] == c["\n"]
 
 
 def injection_kinds(prompt: str, answer: str) -> set[str]:

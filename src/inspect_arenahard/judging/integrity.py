@@ -183,12 +183,13 @@ def _five_point(text: str) -> Found:
         return Found("verdict_label", _BRACKETS, _NONE, _NONE)
     parts = _CHAIN.split(text)  # gap, (label, chained, after) per chain, …, gap
     n = len(parts) // 4
-    bounds = np.fromiter(map(len, parts), np.int64, len(parts)).cumsum()
+    lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+    bounds = lengths.cumsum()
     label_start, label_end = bounds[0:-1:4], bounds[1::4]
     chained_end, end = bounds[2::4], bounds[3::4]
     gaps = parts[0:-1:4]
     kept = np.fromiter(map(len, map(str.rstrip, gaps, repeat(_RUN))), np.int64, n)
-    start = label_start - np.fromiter(map(len, gaps), np.int64, n) + kept  # the runs' starts
+    start = label_start - lengths[0:-1:4] + kept  # the runs' starts
     opened = np.fromiter(map(str.rfind, gaps, repeat("[")), np.int64, n) >= kept
     labels = parts[1::4]
     bracketed = opened | (end > chained_end)
@@ -481,8 +482,11 @@ def _replaced(
     replacements in a code-point array, longer ones spliced in afterwards."""
     codes = code_points(text).copy()
     size = len(codes) + 1
-    dropped = np.cumsum(np.bincount(lo + 1, minlength=size) - np.bincount(hi, minlength=size))
-    keep = dropped[:-1] == 0
+    if (hi - lo == 1).all():  # each range one character: none drops another
+        keep = np.ones(len(codes), bool)
+    else:
+        dropped = np.cumsum(np.bincount(lo + 1, minlength=size) - np.bincount(hi, minlength=size))
+        keep = dropped[:-1] == 0
     one = into >= 0
     codes[lo[one]] = into[one]
     keep[lo[into == _REMOVED]] = False
