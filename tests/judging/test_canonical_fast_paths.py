@@ -267,6 +267,37 @@ def test_role_words_tried_after_openings_match_a_whole_scan(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*ROLE_PIECES, "[", "<<", "[/", "INST]", "SYS>>", "TOOL_CALLS]"]),
+        max_size=12,
+    ).map("".join)
+)
+@example("INST] and a last [")  # a tag's tail at the start: no opening wraps round from the end
+@example("SYS>> text <<")
+def test_chat_template_tags_are_spans_of_the_text_as_written(text: str) -> None:
+    """Every ``[INST]``/``<<SYS>>``-style tag found is its opening directly followed by its tail
+    inside the text (a tail at the very start has no opening before it)."""
+    starts, ends = injection._role_markers(text, None)
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        assert 0 <= start < end <= len(text), (text, start, end)
+    for tail, openings in injection._ROLE_TAGS:
+        expected = {
+            (at - len(o), at + len(tail))
+            for at in range(len(text))
+            if text.startswith(tail, at)
+            for o in openings
+            if at >= len(o)
+            and text.startswith(o, at - len(o))
+            and not any(
+                at >= len(p) and text.startswith(p, at - len(p))
+                for p in openings[: openings.index(o)]
+            )
+        }
+        assert expected <= set(zip(starts.tolist(), ends.tolist())), (text, tail)
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(ROLE_PIECES), min_size=50, max_size=400).map("".join))
 def test_openings_found_in_bulk_match_the_opening_search(text: str) -> None:
     """Many role words at once (dense hostile text): the array search for their openings finds

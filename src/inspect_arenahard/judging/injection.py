@@ -353,7 +353,9 @@ def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarra
     for tail, openings in _ROLE_TAGS:
         at = text.find(tail)
         while at >= 0:
-            tag = next((o for o in openings if text.startswith(o, at - len(o))), None)
+            tag = next(
+                (o for o in openings if at >= len(o) and text.startswith(o, at - len(o))), None
+            )
             if tag is not None:
                 tags += (at - len(tag), at + len(tail))
             at = text.find(tail, at + 1)
