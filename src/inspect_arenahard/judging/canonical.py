@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from html.entities import html5
 from importlib.resources import files
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress
 from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
@@ -187,19 +187,33 @@ _BEYOND_UNICODE = 0x110000
 
 def _numeric_references(entities: list[str], reads: _CharacterReferences) -> list[str]:
     """What each numeric entity (``&#62``, ``&#x3e;``) reads as (``reads``: by number), in
-    bulk: a number beyond eight digits (leading zeros aside) is beyond Unicode (U+FFFD)."""
-    hexadecimal = [entity[2] in "xX" for entity in entities]
-    digits = [e[3 if h else 2 :].rstrip(";") for e, h in zip(entities, hexadecimal)]
-    digits = [d if len(d) <= 8 else _significant(d) for d in digits]
-    numbers = map(int, digits, [16 if h else 10 for h in hexadecimal])
-    return list(map(reads.__getitem__, map(min, numbers, repeat(_BEYOND_UNICODE))))
+    bulk: the numbers are worked out from the characters' codes in a few array passes (a
+    number beyond eight significant digits is beyond Unicode: U+FFFD)."""
+    codes = np.frombuffer("".join(entities).encode("ascii"), np.uint8)
+    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
+    ends = lengths.cumsum()
+    starts = ends - lengths
+    hexadecimal = (codes[starts + 2] | 0x20) == ord("x")
+    last = ends - (codes[ends - 1] == ord(";"))  # the digits: [starts + 2 + hexadecimal, last)
+    owner = np.repeat(np.arange(len(entities)), lengths)
+    place = last[owner] - 1 - np.arange(len(codes))  # a digit's place, counted from the right
+    digit = _DIGIT_VALUE[codes]  # -1 for ``& # x ;``
+    nonzero = np.flatnonzero(digit > 0)
+    leading = last.copy()  # where each number's first significant digit stands
+    first = np.ones(len(nonzero), bool)
+    first[1:] = owner[nonzero[1:]] != owner[nonzero[:-1]]
+    leading[owner[nonzero[first]]] = nonzero[first]
+    base = np.where(hexadecimal, 16, 10)[owner]
+    counted = (digit >= 0) & (place < 8)
+    terms = np.where(counted, digit * base ** np.clip(place, 0, 7), 0)
+    numbers = np.add.reduceat(terms, starts)
+    numbers[last - leading > 8] = _BEYOND_UNICODE
+    return list(map(reads.__getitem__, np.minimum(numbers, _BEYOND_UNICODE).tolist()))
 
 
-def _significant(digits: str) -> str:
-    """Digits without their leading zeros, or ``99999999`` (beyond Unicode) for more than eight
-    (``int`` refuses thousands of digits)."""
-    significant = digits.lstrip("0")
-    return (significant or "0") if len(significant) <= 8 else "99999999"
+_DIGIT_VALUE = np.array(
+    [int(c, 16) if c in "0123456789abcdefABCDEF" else -1 for c in map(chr, range(256))], np.int64
+)
 
 
 @lru_cache(maxsize=4096)
@@ -380,17 +394,11 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
             parts[0::2] = map(_one_to_one(text, folds).__getitem__, gaps)
         parts[1::2] = map(_Reads(folds).__getitem__, tokens)
         return Canonical("".join(parts), text, reading, partial(_split_cuts, tokens, parts))
-    if closable or _beside_ampersand(text, odd, folds):
-        # one token after another: a comment hides what follows up to its end, and a run with
-        # an ``&`` is read a character at a time
-        firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
-    else:
-        parts = _split(text, reading, odd)
-        if len(parts) == 1:  # entities only: read from their own split
-            return _entities_only(text, reading, folds)
-        pieces = list(map(_Reads(folds).__getitem__, parts[1::2]))
-        bounds = list(accumulate(map(len, parts)))
-        firsts, lasts, pieces = _with_entities(text, folds, bounds[0:-1:2], bounds[1::2], pieces)
+    if not closable and not _beside_ampersand(text, odd, folds):
+        return _tokens_and_entities(text, reading, odd, folds)
+    # one token after another: a comment hides what follows up to its end, and a run with an
+    # ``&`` is read a character at a time
+    firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
     read = text if text.isascii() else _one_to_one(text, folds)
     copied = list(map(read.__getitem__, map(slice, [0, *lasts], [*firsts, len(text)])))
     joined: list[str] = [""] * (2 * len(pieces) + 1)
@@ -399,26 +407,21 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
 
 
-def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
-    """The reading of a text whose only cuts are entities: the split of its entity candidates
-    gives the copied stretches, and each candidate is replaced by what it shows (its read and
-    what it leaves unread, or itself where it does not decode). What a candidate shows depends
-    on it alone, so it is worked out once per distinct candidate and looked up by its number:
-    a candidate every few characters costs no Python step."""
-    parts = _ENTITY_SPLIT.split(text)
-    candidates = parts[1::2]
-    distinct = list(dict.fromkeys(candidates))
+def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTable) -> Canonical:
+    """The reading of a text where every token (a run of dropped or expanding characters, a
+    tag, a LaTeX command) and every entity reads the same wherever it stands: one split finds
+    them all, and what each shows is worked out once per distinct token and looked up by its
+    number, so a token every few characters costs no Python step of its own. An entity
+    candidate is split at its first character that no HTML5 name holds (what decodes and what
+    it consumes do not change; a token may start there)."""
+    parts = _token_scanner(reading, odd).split(text)
+    tokens = parts[1::2]
+    distinct = list(dict.fromkeys(tokens))
     number = dict(zip(distinct, range(len(distinct))))
-    ids = np.fromiter(map(number.__getitem__, candidates), np.int64, len(candidates))
-    written = (  # each candidate folded, one character for one
-        distinct
-        if text.isascii()
-        else _one_to_one(_SEPARATOR.join(distinct), folds).split(_SEPARATOR)
-    )
-    consumed, size, shows = _entity_reads(distinct, written, folds)
-    gap_lengths = np.fromiter(map(len, parts[0::2]), np.int64, len(candidates) + 1)
+    ids = np.fromiter(map(number.__getitem__, tokens), np.int64, len(tokens))
+    consumed, size, shows = _token_reads(distinct, folds)
     lengths = np.empty(len(parts), np.int64)
-    lengths[0::2] = gap_lengths
+    lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
     lengths[1::2] = np.fromiter(map(len, distinct), np.int64, len(distinct))[ids]
     bounds = lengths.cumsum()
     if not text.isascii():  # the rest folded, one character for one
@@ -434,6 +437,39 @@ def _entities_only(text: str, reading: Reading, folds: _FoldTable) -> Canonical:
         return firsts, firsts + consumed[chosen_ids], size[chosen_ids]
 
     return Canonical("".join(parts), text, reading, cuts)
+
+
+_NAMED_CANDIDATE = r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
+"""``ENTITY`` with a name cut at its first character no HTML5 name holds."""
+
+
+@lru_cache(maxsize=256)
+def _token_scanner(reading: Reading, odd: str) -> re.Pattern[str]:
+    """``_scanner(reading, odd, False, False)`` that also finds entity candidates (an ``&``
+    starts no other token, and no character of a candidate starts one)."""
+    tokens = _scanner(reading, odd, False, False).pattern[1:-1]
+    return re.compile(f"({_NAMED_CANDIDATE}|{tokens})")
+
+
+def _token_reads(tokens: list[str], folds: _FoldTable) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Of each distinct token: how many characters its read consumes (0: an entity candidate
+    that does not decode), how long the read is, and what it shows (for an entity, its read
+    and what it leaves unread, or the candidate as written)."""
+    entity = np.fromiter(map("&".__eq__, map(operator.itemgetter(0), tokens)), bool)
+    if entity.all():
+        return _entity_reads(tokens, tokens, folds)
+    consumed = np.fromiter(map(len, tokens), np.int64, len(tokens))
+    shows = np.empty(len(tokens), object)
+    at = np.flatnonzero(~entity)
+    reads = list(map(_Reads(folds).__getitem__, compress(tokens, ~entity)))
+    shows[at] = reads
+    size = np.empty(len(tokens), np.int64)
+    size[at] = np.fromiter(map(len, reads), np.int64, len(reads))
+    at = np.flatnonzero(entity)
+    if len(at):
+        entities = list(compress(tokens, entity))
+        consumed[at], size[at], shows[at] = _entity_reads(entities, entities, folds)
+    return consumed, size, shows.tolist()
 
 
 def _entity_reads(
@@ -453,19 +489,24 @@ def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.nda
     """Of each entity candidate: how many characters its read consumes (0: it does not decode)
     and what it reads as, folded by ``folds`` where given (``""`` where it does not decode), in
     bulk (a text of distinct entities, ``&#1&#2…``, costs no call per entity)."""
-    numeric = [entity[1] == "#" for entity in entities]
-    numbers = list(compress(entities, numeric))
-    named = list(compress(entities, map(operator.not_, numeric)))
-    references = _CHARACTER_REFERENCES if folds is None else folds.references
-    number_reads = zip(map(len, numbers), _numeric_references(numbers, references))
-    took, keys = _named_references(named)
-    names = {key: html5[key] for key in set(keys) if key} | {"": ""}
-    if folds is not None:
-        names = {key: read.translate(folds) for key, read in names.items()}
-    name_reads = zip(took, map(names.__getitem__, keys))
-    table = [next(number_reads) if n else next(name_reads) for n in numeric]
-    consumed = np.fromiter(map(operator.itemgetter(0), table), np.int64, len(table))
-    return consumed, list(map(operator.itemgetter(1), table))
+    numeric = np.fromiter(map("#".__eq__, map(operator.itemgetter(1), entities)), bool)
+    consumed = np.zeros(len(entities), np.int64)
+    reads = np.empty(len(entities), object)
+    at = np.flatnonzero(numeric)
+    if len(at):  # a numeric candidate reads whole
+        numbers = list(compress(entities, numeric))
+        references = _CHARACTER_REFERENCES if folds is None else folds.references
+        consumed[at] = np.fromiter(map(len, numbers), np.int64, len(numbers))
+        reads[at] = _numeric_references(numbers, references)
+    at = np.flatnonzero(~numeric)
+    if len(at):
+        took, keys = _named_references(list(compress(entities, ~numeric)))
+        names = {key: html5[key] for key in set(keys) if key} | {"": ""}
+        if folds is not None:
+            names = {key: read.translate(folds) for key, read in names.items()}
+        consumed[at] = took
+        reads[at] = list(map(names.__getitem__, keys))
+    return consumed, reads.tolist()
 
 
 _BARE_NAMES = frozenset(name for name in html5 if not name.endswith(";"))
@@ -498,11 +539,6 @@ def _named_references(entities: list[str]) -> tuple[list[int], list[str]]:
             left = [k not in read for k in unread]
             unread, starts = list(compress(unread, left)), list(compress(starts, left))
     return took, keys
-
-
-_SEPARATOR = "\t"
-"""Joins entity candidates to fold them in one pass (no candidate holds it; it folds to
-itself)."""
 
 
 def _one_to_one(text: str, folds: _FoldTable) -> str:
@@ -542,42 +578,6 @@ def _beside_ampersand(text: str, odd: str, folds: _FoldTable) -> bool:
 def _touching(odd: str) -> re.Pattern[str]:
     run = f"[{re.escape(odd)}]"
     return re.compile(f"{run}{{2}}&|&{run}{{2}}")
-
-
-def _with_entities(
-    text: str, folds: _FoldTable, firsts: list[int], lasts: list[int], pieces: list[str]
-) -> tuple[list[int], list[int], list[str]]:
-    """The cuts of a split of a text with ``&``, with its entities added: every entity that
-    decodes and is not inside a tag or LaTeX command, read over the characters after its
-    ``&`` (letters, digits, ``#`` and ``;``, which start no token)."""
-    parts = _ENTITY_SPLIT.split(text)  # every entity candidate, with where it starts
-    candidates = parts[1::2]
-    distinct = list(dict.fromkeys(candidates))  # each read once, in bulk
-    number = dict(zip(distinct, range(len(distinct))))
-    ids = np.fromiter(map(number.__getitem__, candidates), np.int64, len(candidates))
-    took, reads = _entity_table(distinct, folds)
-    where = np.fromiter(accumulate(map(len, parts)), np.int64, len(parts))[0:-1:2]
-    decoded = took[ids] > 0
-    if len(firsts):
-        cut_firsts, cut_lasts = np.array(firsts, np.int64), np.array(lasts, np.int64)
-        k = np.searchsorted(cut_firsts, where, "right") - 1
-        decoded &= ~((k >= 0) & (where < cut_lasts[np.maximum(k, 0)]))  # inside a token
-    chosen = np.flatnonzero(decoded).tolist()
-    if not chosen:
-        return firsts, lasts, pieces
-    at = where[chosen]
-    last = at + took[ids[chosen]]
-    texts = list(map(reads.__getitem__, ids[chosen].tolist()))
-    if not firsts:
-        return at.tolist(), last.tolist(), texts
-    f = np.concatenate([np.array(firsts, np.int64), at])
-    last = np.concatenate([np.array(lasts, np.int64), last])
-    joined = pieces + texts
-    order = np.argsort(f, kind="stable")
-    return f[order].tolist(), last[order].tolist(), list(map(joined.__getitem__, order.tolist()))
-
-
-_ENTITY_SPLIT = re.compile(f"({ENTITY.pattern})")
 
 
 def _odd_characters(text: str, reading: Reading) -> str:
