@@ -4,7 +4,8 @@
 
 For 1 MB of label chains sharing their letters (``A>B>A…``, spaced, doubled, bracketed),
 markup, escapes, entities and comments as dense as they can be (a token every 2–4 characters;
-entities also partly read, ``&gté``, and all distinct, ``&#1&#2…``, ``&amp1&amp2…``),
+entities also partly read, ``&gté``, and all distinct, ``&#1&#2…``, ``&amp1&amp2…``, also
+with a zero-width character or a tag beside each, ``&#1\u200b&#2\u200b…``, ``&amp1<b>…``),
 runs of ``[``, ``[ ``, ``<|`` and whitespace, role markers (``<user>``, one every 6 characters), ScaleEval headings that never close, hostile prose (a disguised payload after every 90 characters of
 real answer text), dense hostile text (payloads only, one every ~12 characters) and real answers
 (the 16 v0.1 answer sets concatenated), prints the time of :func:`inspect_arenahard.judging.integrity.neutralise` per
@@ -81,6 +82,10 @@ def main() -> None:
         "&gté entities": ("&gt\u00e9" * n)[:n],
         "numbered &#k": "".join(f"&#{k}" for k in range(n))[:n],
         "named &ampk": "".join(f"&amp{k}" for k in range(n))[:n],
+        "&#k zero-width": "".join(f"&#{k}\u200b" for k in range(n))[:n],
+        "&#k <b>": "".join(f"&#{k} <b>" for k in range(n))[:n],
+        "&ampk zero-width": "".join(f"&amp{k}\u200b" for k in range(n))[:n],
+        "&ampk <b>": "".join(f"&amp{k}<b>" for k in range(n))[:n],
         "html comments": ("<!--" * n)[:n],
         "[": "[" * n,
         "[ ": "[ " * (n // 2),
@@ -95,14 +100,14 @@ def main() -> None:
     }
     print(f"{n:,} characters each; CPU seconds (best of 3); target < 0.2 s")
     columns = [*PROTOCOLS, "audit"]
-    print(f"{'input':<16}" + "".join(f"{p:>11}" for p in columns))
+    print(f"{'input':<18}" + "".join(f"{p:>11}" for p in columns))
     gc.disable()  # reference counting frees everything here; the cycle collector adds noise
     table: dict[str, list[float]] = {}
     for name, text in inputs.items():
         times = [seconds(lambda p=p: neutralise(text, p)) for p in PROTOCOLS]
         times.append(seconds(lambda: injection_findings("", text)))
         table[name] = times
-        print(f"{name!r:<16}" + "".join(f"{t:>11.3f}" for t in times))
+        print(f"{name!r:<18}" + "".join(f"{t:>11.3f}" for t in times))
     print("worst hostile input per protocol, against real answers of the same size:")
     for k, column in enumerate(columns):
         worst = max((name for name in table if name != "real answers"), key=lambda m: table[m][k])

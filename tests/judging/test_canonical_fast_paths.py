@@ -361,3 +361,32 @@ def test_numbers_of_thousands_of_digits_read_as_their_value_or_beyond_unicode() 
     they are what their digits say."""
     entities = ["&#" + "0" * 5000 + "62", "&#" + "9" * 5000, "&#x" + "0" * 9000]
     assert _numeric_references(entities, _CHARACTER_REFERENCES) == [">", "\ufffd", "\ufffd"]
+
+
+BESIDE = ["\u200b", "\u00ad", "\x01", "<b>", "</i>", " ", "*", "\\gt", "\uff21", "\u00e9", "x", ""]
+"""What stands between entities: dropped characters, tags, markup, a LaTeX sign, folded and
+plain characters."""
+MIXED = st.lists(
+    st.tuples(
+        st.one_of(NUMBERS, NAMED, st.integers(0, 0x10FFFF).map("&#X{:X};".format)),
+        st.sampled_from(BESIDE),
+    ),
+    max_size=60,
+).map(lambda pairs: "".join(entity + beside for entity, beside in pairs))
+
+
+@settings(max_examples=300, deadline=None)
+@given(MIXED, st.integers(1, 80))
+@example("&#1\u200b&#2\u200b&#3 <b>&amp4<b>&amp5\u200b", 1)
+def test_distinct_entities_beside_other_cut_characters_read_as_html_unescape(
+    text: str, copies: int
+) -> None:
+    """Short and long (the array passes) texts: the plain reading is ``html.unescape``'s
+    reading folded, and both readings map as the token-by-token reading does."""
+    text *= copies
+    plain = canonical(text, "plain")
+    assert plain.text == html.unescape(text).translate(_FOLDS["plain"])
+    for reading in ("plain", "rendered"):
+        fast, slow = canonical(text, reading), general(text, reading)
+        assert fast.text == slow.text, reading
+        assert inexact(fast) == inexact(slow), reading
