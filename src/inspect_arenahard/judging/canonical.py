@@ -198,19 +198,15 @@ def _numeric_references(entities: list[str], reads: _CharacterReferences) -> lis
     owner = np.repeat(np.arange(len(entities)), lengths)
     place = last[owner] - 1 - np.arange(len(codes))  # a digit's place, counted from the right
     digit = _DIGIT_VALUE[codes]  # -1 for ``& # x ;``
-    nonzero = np.flatnonzero(digit > 0)
-    leading = last.copy()  # where each number's first significant digit stands
-    first = np.ones(len(nonzero), bool)
-    first[1:] = owner[nonzero[1:]] != owner[nonzero[:-1]]
-    leading[owner[nonzero[first]]] = nonzero[first]
-    base = np.where(hexadecimal, 16, 10)[owner]
     counted = (digit >= 0) & (place < 8)
-    terms = np.where(counted, digit * base ** np.clip(place, 0, 7), 0)
-    numbers = np.add.reduceat(terms, starts)
-    numbers[last - leading > 8] = _BEYOND_UNICODE
+    power = _POWERS[8 * hexadecimal[owner] + np.clip(place, 0, 7)]
+    numbers = np.add.reduceat(np.where(counted, digit * power, 0), starts)
+    numbers[np.logical_or.reduceat((digit > 0) & (place >= 8), starts)] = _BEYOND_UNICODE
     return list(map(reads.__getitem__, np.minimum(numbers, _BEYOND_UNICODE).tolist()))
 
 
+_POWERS = np.array([10**k for k in range(8)] + [16**k for k in range(8)], np.int64)
+"""The value of a place (0–7), decimal then hexadecimal."""
 _DIGIT_VALUE = np.array(
     [int(c, 16) if c in "0123456789abcdefABCDEF" else -1 for c in map(chr, range(256))], np.int64
 )
@@ -415,28 +411,34 @@ def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTabl
     candidate is split at its first character that no HTML5 name holds (what decodes and what
     it consumes do not change; a token may start there)."""
     parts = _token_scanner(reading, odd).split(text)
-    tokens = parts[1::2]
-    distinct = list(dict.fromkeys(tokens))
-    number = dict(zip(distinct, range(len(distinct))))
-    ids = np.fromiter(map(number.__getitem__, tokens), np.int64, len(tokens))
+    number: dict[str, int] = {}  # each distinct token's number, in order of first appearance
+    ids = np.fromiter(
+        [number.setdefault(token, len(number)) for token in parts[1::2]], np.int64, len(parts) // 2
+    )
+    distinct = list(number)
     consumed, size, shows = _token_reads(distinct, folds)
-    lengths = np.empty(len(parts), np.int64)
+    lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
     lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
     lengths[1::2] = np.fromiter(map(len, distinct), np.int64, len(distinct))[ids]
-    bounds = lengths.cumsum()
-    if not text.isascii():  # the rest folded, one character for one
-        folded = _one_to_one(text, folds)
-        gaps = map(slice, [0, *bounds[1::2].tolist()], bounds[0::2].tolist())
-        parts[0::2] = map(folded.__getitem__, gaps)
-    parts[1::2] = map(shows.__getitem__, ids.tolist())
+    origins = lengths.cumsum() - lengths
+    shown = np.fromiter(map(len, shows), np.int64, len(shows))
+    # the reading gathered from one pool: the text folded one for one, then every show
+    pool = np.concatenate([_one_to_one_codes(text, folds), code_points("".join(shows))])
+    starts = np.empty(len(parts), np.int64)
+    starts[0::2] = origins[0::2]
+    starts[1::2] = (shown.cumsum() - shown + len(text))[ids]
+    sizes = lengths.copy()
+    sizes[1::2] = shown[ids]
+    at = np.repeat(starts - (sizes.cumsum() - sizes), sizes) + np.arange(sizes.sum())
+    reading_text = pool[at].tobytes().decode("utf-32-le", "surrogatepass")
     chosen = np.flatnonzero(consumed[ids] > 0)
-    firsts = (bounds - lengths)[1::2][chosen]
+    firsts = origins[1::2][chosen]
     chosen_ids = ids[chosen]
 
     def cuts() -> tuple[np.ndarray, ...]:
         return firsts, firsts + consumed[chosen_ids], size[chosen_ids]
 
-    return Canonical("".join(parts), text, reading, cuts)
+    return Canonical(reading_text, text, reading, cuts)
 
 
 _NAMED_CANDIDATE = r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
@@ -457,7 +459,7 @@ def _token_reads(tokens: list[str], folds: _FoldTable) -> tuple[np.ndarray, np.n
     and what it leaves unread, or the candidate as written)."""
     entity = np.fromiter(map("&".__eq__, map(operator.itemgetter(0), tokens)), bool)
     if entity.all():
-        return _entity_reads(tokens, tokens, folds)
+        return _entity_reads(tokens, folds)
     consumed = np.fromiter(map(len, tokens), np.int64, len(tokens))
     shows = np.empty(len(tokens), object)
     at = np.flatnonzero(~entity)
@@ -468,20 +470,23 @@ def _token_reads(tokens: list[str], folds: _FoldTable) -> tuple[np.ndarray, np.n
     at = np.flatnonzero(entity)
     if len(at):
         entities = list(compress(tokens, entity))
-        consumed[at], size[at], shows[at] = _entity_reads(entities, entities, folds)
+        consumed[at], size[at], shows[at] = _entity_reads(entities, folds)
     return consumed, size, shows.tolist()
 
 
 def _entity_reads(
-    entities: list[str], written: list[str], folds: _FoldTable
+    entities: list[str], folds: _FoldTable
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Of each distinct entity candidate (``written``: as the reading shows its characters):
+    """Of each distinct entity candidate (ASCII: the reading shows its characters as written):
     how many characters its read consumes (0: it does not decode), how long the read is, and
     what it shows (the read and what it leaves unread, or the candidate as written)."""
     consumed, reads = _entity_table(entities, folds)
     size = np.fromiter(map(len, reads), np.int64, len(reads))
+    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
+    if (consumed == lengths).all():  # every candidate read whole (numeric ones always are)
+        return consumed, size, reads
     took = consumed.tolist()
-    shows = [r + w[c:] if c else w for r, w, c in zip(reads, written, took)]
+    shows = [r + w[c:] if c else w for r, w, c in zip(reads, entities, took)]
     return consumed, size, shows
 
 
@@ -512,32 +517,36 @@ def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.nda
 _BARE_NAMES = frozenset(name for name in html5 if not name.endswith(";"))
 """The HTML5 names allowed without their semicolon: the only names a candidate's proper prefix
 can be (it never holds a semicolon)."""
-_BARE_NAME_STARTS = [
-    (size, frozenset(name[:2] for name in _BARE_NAMES if len(name) == size))
-    for size in range(max(map(len, _BARE_NAMES)), 1, -1)
-]
-"""By size, longest first: the first two letters of the bare names of that size (a candidate
-is tried at a size only where a name of that size starts as it does)."""
+_LONGEST_BARE_NAME = max(map(len, _BARE_NAMES))
+
+
+class _BarePrefixes(dict[str, tuple[int, str]]):
+    """The longest bare name a name not in HTML5 starts with, by the name's first
+    ``_LONGEST_BARE_NAME + 1`` characters (all that decides it): (how many characters its read
+    consumes, the name; ``(0, "")`` for none)."""
+
+    def __missing__(self, head: str) -> tuple[int, str]:
+        value = (0, "")
+        for size in range(min(len(head) - 1, _LONGEST_BARE_NAME), 1, -1):
+            if head[:size] in _BARE_NAMES:  # a proper prefix: the name goes on after it
+                value = (size + 1, head[:size])
+                break
+        self[head] = value
+        return value
 
 
 def _named_references(entities: list[str]) -> tuple[list[int], list[str]]:
     """Of each named entity candidate (``&gt``, ``&notit;``): how many characters its read
     consumes (0: none) and the HTML5 name read (``""`` where none): the whole name, else the
-    longest name it starts with (``&gtA`` reads ``&gt``), in bulk, a prefix size at a time."""
+    longest name it starts with (``&gtA`` reads ``&gt``), in bulk, worked out once per distinct
+    head of a name."""
     names = [entity[1:] for entity in entities]
     took = [len(e) if known else 0 for e, known in zip(entities, map(html5.__contains__, names))]
     keys = [name if t else "" for name, t in zip(names, took)]
     unread = [k for k, (t, e) in enumerate(zip(took, entities)) if not t and len(e) > 3]
-    starts = [names[k][:2] for k in unread]
-    for size, named_so in _BARE_NAME_STARTS:
-        read = set()
-        for k in compress(unread, map(named_so.__contains__, starts)):
-            if len(names[k]) > size and names[k][:size] in _BARE_NAMES:
-                took[k], keys[k] = size + 1, names[k][:size]
-                read.add(k)
-        if read:
-            left = [k not in read for k in unread]
-            unread, starts = list(compress(unread, left)), list(compress(starts, left))
+    heads = [names[k][: _LONGEST_BARE_NAME + 1] for k in unread]
+    for k, (consumed, key) in zip(unread, map(_BarePrefixes().__getitem__, heads)):
+        took[k], keys[k] = consumed, key
     return took, keys
 
 
@@ -545,14 +554,21 @@ def _one_to_one(text: str, folds: _FoldTable) -> str:
     """``text`` with every character the reading reads as one character replaced by it (the
     others, which the reading cuts out, kept): one array pass and a read per distinct character,
     where ``str.translate`` looks each character up."""
+    return _one_to_one_codes(text, folds).tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def _one_to_one_codes(text: str, folds: _FoldTable) -> np.ndarray:
+    """The code points of ``_one_to_one(text, folds)``."""
     codes = code_points(text)
     wide = np.flatnonzero(codes > 0x7F)
+    if not len(wide):
+        return codes
     distinct, inverse = np.unique(codes[wide], return_inverse=True)
     reads = map(folds.__getitem__, distinct.tolist())
     into = [ord(r) if len(r) == 1 else c for r, c in zip(reads, distinct.tolist())]
     out = codes.copy()
     out[wide] = np.array(into, np.uint32)[inverse]
-    return out.tobytes().decode("utf-32-le", "surrogatepass")
+    return out
 
 
 def _split_cuts(tokens: list[str], parts: list[str]) -> tuple[np.ndarray, ...]:
