@@ -23,10 +23,11 @@ readings cover this:
 recognised span is rewritten where it was written, whatever its spelling. Each reading is one
 pass over the text: one pattern splits it where the reading does not copy a character (runs of
 dropped or expanding characters, tags, LaTeX), with bounded or possessive patterns; entities are
-decoded from one split of their candidates, non-ASCII text is folded in one array pass (a read
-per distinct character), and a comment's end is found by a single search of the whole text. The
-map is built with array operations, and only when it is asked for (most texts are only
-searched).
+found by the same split and read from a table of the distinct tokens (numbers worked out by
+array passes), non-ASCII text is folded in one array pass (a read per distinct character), the
+reading is gathered from the folded text and the tokens' reads by array passes, and a comment's
+end is found by a single search of the whole text. The map is built with array operations, and
+only when it is asked for (most texts are only searched).
 """
 
 from __future__ import annotations
@@ -441,7 +442,7 @@ def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTabl
     return Canonical(reading_text, text, reading, cuts)
 
 
-_NAMED_CANDIDATE = r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
+_ENTITY_CANDIDATE = r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
 """``ENTITY`` with a name cut at its first character no HTML5 name holds."""
 
 
@@ -450,7 +451,7 @@ def _token_scanner(reading: Reading, odd: str) -> re.Pattern[str]:
     """``_scanner(reading, odd, False, False)`` that also finds entity candidates (an ``&``
     starts no other token, and no character of a candidate starts one)."""
     tokens = _scanner(reading, odd, False, False).pattern[1:-1]
-    return re.compile(f"({_NAMED_CANDIDATE}|{tokens})")
+    return re.compile(f"({_ENTITY_CANDIDATE}|{tokens})")
 
 
 def _token_reads(tokens: list[str], folds: _FoldTable) -> tuple[np.ndarray, np.ndarray, list[str]]:
