@@ -496,23 +496,32 @@ def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.nda
     and what it reads as, folded by ``folds`` where given (``""`` where it does not decode), in
     bulk (a text of distinct entities, ``&#1&#2…``, costs no call per entity)."""
     numeric = np.fromiter(map("#".__eq__, map(operator.itemgetter(1), entities)), bool)
-    consumed = np.zeros(len(entities), np.int64)
+    if numeric.all():
+        return _numeric_table(entities, folds)
+    if not numeric.any():
+        return _named_table(entities, folds)
+    consumed = np.empty(len(entities), np.int64)
     reads = np.empty(len(entities), object)
-    at = np.flatnonzero(numeric)
-    if len(at):  # a numeric candidate reads whole
-        numbers = list(compress(entities, numeric))
-        references = _CHARACTER_REFERENCES if folds is None else folds.references
-        consumed[at] = np.fromiter(map(len, numbers), np.int64, len(numbers))
-        reads[at] = _numeric_references(numbers, references)
-    at = np.flatnonzero(~numeric)
-    if len(at):
-        took, keys = _named_references(list(compress(entities, ~numeric)))
-        names = {key: html5[key] for key in set(keys) if key} | {"": ""}
-        if folds is not None:
-            names = {key: read.translate(folds) for key, read in names.items()}
-        consumed[at] = took
-        reads[at] = list(map(names.__getitem__, keys))
+    for kind, table in ((numeric, _numeric_table), (~numeric, _named_table)):
+        at = np.flatnonzero(kind)
+        consumed[at], reads[at] = table(list(compress(entities, kind)), folds)
     return consumed, reads.tolist()
+
+
+def _numeric_table(numbers: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
+    """``_entity_table`` of numeric candidates (each read whole)."""
+    references = _CHARACTER_REFERENCES if folds is None else folds.references
+    consumed = np.fromiter(map(len, numbers), np.int64, len(numbers))
+    return consumed, _numeric_references(numbers, references)
+
+
+def _named_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
+    """``_entity_table`` of named candidates."""
+    took, keys = _named_references(entities)
+    names = {key: html5[key] for key in set(keys) if key} | {"": ""}
+    if folds is not None:
+        names = {key: read.translate(folds) for key, read in names.items()}
+    return np.array(took, np.int64), list(map(names.__getitem__, keys))
 
 
 _BARE_NAMES = frozenset(name for name in html5 if not name.endswith(";"))
