@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,6 +66,20 @@ CHAINS = st.lists(st.sampled_from(CHAIN_PIECES), max_size=80).map("".join)
 @given(CHAINS)
 def test_five_point_labels_in_one_split_match_a_scan_per_chain(text: str) -> None:
     found = integrity._five_point(text)
+    assert list(zip(found.starts.tolist(), found.ends.tolist())) == reference_five_point(text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(CHAINS, st.integers(0, 3))
+def test_runs_before_labels_read_in_array_steps_match_a_scan_per_chain(
+    text: str, steps: int
+) -> None:
+    """The runs before labels read backwards for all labels at once (forced here however few
+    the labels, for ``steps`` characters; longer runs then stripped from their gap)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(integrity, "_ARRAY_ROWS", -1)
+        patch.setattr(integrity, "_RUN_STEPS", steps)
+        found = integrity._five_point(text)
     assert list(zip(found.starts.tolist(), found.ends.tolist())) == reference_five_point(text)
 
 
