@@ -334,18 +334,18 @@ def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarra
     ``<tool_call>``) and of fake turns at a line start (``Human:``, ``Assistant:``,
     ``## Verdict``), in that order; ``lowered``: ``text.lower()`` where that keeps every offset,
     else None."""
-    openings = text.count("<") + text.count("#")
-    if not openings:
+    marks = text.count("<") + text.count("#")  # where openings can start
+    if not marks:
         words = (_NONE, _NONE)  # a role word needs its opening
     elif lowered is None:
         words = match_spans(_ROLE_WORD.finditer(text))
-    elif 64 * openings < len(text) and _OPEN_BEFORE_BREAK.search(text) is None:
+    elif 64 * marks < len(text) and _OPEN_BEFORE_BREAK.search(text) is None:
         # few openings, each ending where its word starts: try the word only there (role words
         # never overlap, so this finds what a scan of the whole text finds)
         match = _ROLE_WORD_LOWER.match
         tried = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
         words = match_spans(m for m in tried if m is not None)
-    elif len(text) < LONG_TEXT or 8 * openings >= len(text):
+    elif len(text) < LONG_TEXT or 8 * marks >= len(text):
         words = match_spans(_ROLE_WORD_LOWER.finditer(lowered))
     else:
         words = _words_after_openings(lowered)
