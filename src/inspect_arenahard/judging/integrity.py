@@ -157,11 +157,14 @@ _IN_RUN = np.zeros(0x3002, bool)
 _IN_RUN[list(map(ord, _RUN))] = True
 """Whether a code point (clipped to U+3001, in none) is a character of ``_RUN``."""
 _LETTER_CODES = tuple(map(ord, _LETTERS))
+_CLOSING = "]" + _RUN[1:]
+"""What closes a chain after its last letter: ``]`` and what ``\\s`` matches."""
 _RUN_STEPS = 8
 _ARRAY_ROWS = 64
-"""With more labels than this, ``_RUN_STEPS`` characters of the runs before them are read
-backwards for all at once (array steps); the longer runs left, and the runs of fewer labels,
-are stripped from their gap's text, one string call each."""
+"""With more chains than this, their labels' ends are read from where the text's letters
+stand and ``_RUN_STEPS`` characters of the runs before them backwards for all at once (array
+steps; only the longer runs left are stripped from their gap's text); fewer chains are read
+from their own and their gaps' text in one pass of string calls (array steps cost more there)."""
 _LABEL_ENDS = frozenset(s[0] + s[-1] for s in LABEL_SPELLINGS)
 
 
@@ -197,14 +200,9 @@ def _five_point(text: str) -> Found:
     bounds = lengths.cumsum()
     label_start, end = bounds[0:-1:2], bounds[1::2]
     codes = code_points(text)
-    is_letter = codes == _LETTER_CODES[0]
-    for code in _LETTER_CODES[1:]:
-        is_letter |= codes == code
-    letters = np.flatnonzero(is_letter)
-    second = np.minimum(np.searchsorted(letters, label_start) + 1, len(letters) - 1)
-    label_end = letters[second] + 1
-    chained_end = letters[np.searchsorted(letters, end) - 1] + 1  # after the last letter
-    start, opened = _runs_before(text, codes, label_start - lengths[0:-1:2], label_start)
+    label_end, chained_end = _label_ends(parts[1::2], codes, label_start, end)
+    gap_start = label_start - lengths[0:-1:2]
+    start, opened = _runs_before(parts[0:-1:2], codes, gap_start, label_start)
     bracketed = opened | (end > chained_end)
     read = _PAIRS[codes[label_start], codes[label_end - 1]]  # the parser reads the letter pair
     several = chained_end > label_end  # chains of several labels
@@ -229,15 +227,40 @@ def _five_point(text: str) -> Found:
     return Found("verdict_label", _BRACKETS, lo, hi)
 
 
-def _runs_before(
-    text: str, codes: np.ndarray, gap_start: np.ndarray, label_start: np.ndarray
+def _label_ends(
+    chains: list[str], codes: np.ndarray, label_start: np.ndarray, end: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Where the run of ``_RUN`` characters before each label starts (not before its gap) and
-    whether it holds a ``[`` (``_ARRAY_ROWS``)."""
+    """Where each chain's first label ends and where its last does (before the closing
+    brackets): after its second letter and after its last (``_ARRAY_ROWS``: of many chains,
+    from where the text's letters stand; of few, from each chain's text)."""
+    if len(chains) <= _ARRAY_ROWS:
+        first = map(re.Match.end, map(_CORE.match, chains))  # type: ignore[arg-type]
+        last = map(len, map(str.rstrip, chains, repeat(_CLOSING)))
+        return (
+            label_start + np.fromiter(first, np.int64, len(chains)),
+            label_start + np.fromiter(last, np.int64, len(chains)),
+        )
+    is_letter = codes == _LETTER_CODES[0]
+    for code in _LETTER_CODES[1:]:
+        is_letter |= codes == code
+    letters = np.flatnonzero(is_letter)
+    second = np.minimum(np.searchsorted(letters, label_start) + 1, len(letters) - 1)
+    return letters[second] + 1, letters[np.searchsorted(letters, end) - 1] + 1
+
+
+def _runs_before(
+    gaps: list[str], codes: np.ndarray, gap_start: np.ndarray, label_start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where the run of ``_RUN`` characters before each label starts (not before its gap, the
+    text since the previous chain) and whether it holds a ``[`` (``_ARRAY_ROWS``)."""
+    if len(gaps) <= _ARRAY_ROWS:
+        kept = np.fromiter(map(len, map(str.rstrip, gaps, repeat(_RUN))), np.int64, len(gaps))
+        opened = np.fromiter(map(str.rfind, gaps, repeat("[")), np.int64, len(gaps)) >= kept
+        return gap_start + kept, opened
     start = label_start.copy()
     opened = np.zeros(len(start), bool)
     rows = np.flatnonzero(start > gap_start)
-    for _ in range(_RUN_STEPS if len(rows) > _ARRAY_ROWS else 0):
+    for _ in range(_RUN_STEPS):
         at = start[rows] - 1
         code = codes[at]
         run = _IN_RUN[np.minimum(code, len(_IN_RUN) - 1)]
@@ -246,10 +269,10 @@ def _runs_before(
         opened[rows] |= code[run] == ord("[")
         rows = rows[at > gap_start[rows]]
     for k in rows.tolist():
-        gap = text[gap_start[k] : start[k]]
-        kept = len(gap.rstrip(_RUN))
-        opened[k] |= gap.rfind("[") >= kept
-        start[k] = gap_start[k] + kept
+        gap = gaps[k][: start[k] - gap_start[k]]
+        stripped = len(gap.rstrip(_RUN))
+        opened[k] |= gap.rfind("[") >= stripped
+        start[k] = gap_start[k] + stripped
     return start, opened
 
 
