@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,6 +66,20 @@ CHAINS = st.lists(st.sampled_from(CHAIN_PIECES), max_size=80).map("".join)
 @given(CHAINS)
 def test_five_point_labels_in_one_split_match_a_scan_per_chain(text: str) -> None:
     found = integrity._five_point(text)
+    assert list(zip(found.starts.tolist(), found.ends.tolist())) == reference_five_point(text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(CHAINS, st.integers(0, 3))
+def test_runs_before_labels_read_in_array_steps_match_a_scan_per_chain(
+    text: str, steps: int
+) -> None:
+    """The runs before labels read backwards for all labels at once (forced here however few
+    the labels, for ``steps`` characters; longer runs then stripped from their gap)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(integrity, "_ARRAY_ROWS", -1)
+        patch.setattr(integrity, "_RUN_STEPS", steps)
+        found = integrity._five_point(text)
     assert list(zip(found.starts.tolist(), found.ends.tolist())) == reference_five_point(text)
 
 
@@ -178,3 +193,26 @@ def test_judge_phrases_tried_where_a_word_starts_match_a_whole_scan(text: str) -
         found = injection._phrases_where_words_start(written)
         assert found[0].tolist() == spans[0].tolist(), written
         assert found[1].tolist() == spans[1].tolist(), written
+
+
+ROLE_PIECES = [
+    *"<>/|#:\n \tx", "</", "<|", "|>", "##", "###", "####", "im_start", "system", "user",
+    "assistant", "tool", "tool_call", "tool_response", "response", "ipython", "python_tag",
+    "instruction", "eot_id", "a", "s", "t", "<|\n", "<\nuser>", "##\n system:",
+]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(ROLE_PIECES), max_size=60).map("".join))
+def test_role_words_tried_after_openings_match_a_whole_scan(text: str) -> None:
+    """Role words tried only where an opening may precede them give, once their openings are
+    checked, the role markers a scan of the whole text gives (also where few places are left
+    and they are tried one by one)."""
+    sparse = text + " x" * (16 * len(text))
+    for written in (text, sparse):
+        scanned = injection.match_spans(injection._ROLE_WORD_LOWER.finditer(written))
+        tried = injection._words_after_openings(written)
+        expected = injection._opened(written, *scanned)
+        found = injection._opened(written, *tried)
+        assert found[0].tolist() == expected[0].tolist(), written
+        assert found[1].tolist() == expected[1].tolist(), written

@@ -253,25 +253,27 @@ class Canonical:
 
     @cached_property
     def segments(self) -> Segments:
-        """The map as arrays (one vectorised pass over ``cuts``)."""
+        """The map as arrays (one vectorised pass over ``cuts``, with as few temporary arrays as
+        it needs: a text with a cut every few characters has hundreds of thousands)."""
         firsts, lasts, sizes = self.cuts() if self.cuts is not None else ((), (), ())
         n = len(firsts)
-        after = np.concatenate([[0], np.asarray(lasts, np.int64)])
-        before = np.concatenate([np.asarray(firsts, np.int64), [len(self.source)]])
         # segments: copied stretch 0, cut 1, copied stretch 1, …, copied stretch n
-        origins = np.empty(2 * n + 1, np.int64)
-        origins[0::2], origins[1::2] = after, before[:-1]
         ends = np.empty(2 * n + 1, np.int64)
-        ends[0::2], ends[1::2] = before, after[1:]
-        size = np.empty(2 * n + 1, np.int64)
-        size[0::2], size[1::2] = before - after, np.asarray(sizes, np.int64)
-        exact = np.zeros(2 * n + 1, bool)
-        exact[0::2] = True
+        ends[0:-1:2], ends[1::2], ends[-1] = firsts, lasts, len(self.source)
+        origins = np.empty(2 * n + 1, np.int64)
+        origins[0], origins[1:] = 0, ends[:-1]
+        size = ends - origins
+        size[1::2] = sizes
+        exact = np.ones(2 * n + 1, bool)
+        exact[1::2] = False
         keep = size > 0
+        starts = np.cumsum(size)
+        starts -= size
+        if keep.all():
+            return Segments(starts, origins, ends, exact)
         if not keep.any():
             zero = np.zeros(1, np.int64)
             return Segments(zero, zero, zero, np.ones(1, bool))
-        starts = np.cumsum(size) - size
         return Segments(starts[keep], origins[keep], ends[keep], exact[keep])
 
     @cached_property

@@ -334,20 +334,21 @@ def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarra
     ``<tool_call>``) and of fake turns at a line start (``Human:``, ``Assistant:``,
     ``## Verdict``), in that order; ``lowered``: ``text.lower()`` where that keeps every offset,
     else None."""
-    if "<" not in text and "#" not in text:
+    marks = text.count("<") + text.count("#")  # where openings can start
+    if not marks:
         words = (_NONE, _NONE)  # a role word needs its opening
     elif lowered is None:
         words = match_spans(_ROLE_WORD.finditer(text))
-    elif 64 * (text.count("<") + text.count("#")) < len(text) and (
-        _OPEN_BEFORE_BREAK.search(text) is None
-    ):
+    elif 64 * marks < len(text) and _OPEN_BEFORE_BREAK.search(text) is None:
         # few openings, each ending where its word starts: try the word only there (role words
         # never overlap, so this finds what a scan of the whole text finds)
         match = _ROLE_WORD_LOWER.match
         tried = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
         words = match_spans(m for m in tried if m is not None)
-    else:
+    elif len(text) < LONG_TEXT or 8 * marks >= len(text):
         words = match_spans(_ROLE_WORD_LOWER.finditer(lowered))
+    else:
+        words = _words_after_openings(lowered)
     starts, ends = _opened(text, *words)
     tags: list[int] = []
     for tail, openings in _ROLE_TAGS:
@@ -367,6 +368,39 @@ def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarra
     )
 
 
+def _words_after_openings(lowered: str) -> tuple[np.ndarray, np.ndarray]:
+    """``_ROLE_WORD_LOWER``'s matches in ``lowered`` that an opening may precede, tried only
+    where one can start: where an opening ends (``_openings``), and after an opening that ends
+    at a line break, up to ``_LONGEST_OPENING`` characters from its start; only where a role
+    word's first letter stands. Where that leaves many places, one scan of the whole text.
+
+    Tried in order after the last match's end, these find the scan's matches that start there:
+    a match holds no ``<``, ``#`` or line break, so one that covers a place is never before an
+    opening's end, and one that covers a place after a break starts at a place after it."""
+    codes = code_points(lowered)
+    at, end, at_break = _openings(codes)
+    broken = np.flatnonzero(at_break & (end >= 0))
+    later = (end[broken, None] + np.arange(1, _LONGEST_OPENING)).ravel()
+    later = later[later <= np.repeat(at[broken] + _LONGEST_OPENING, _LONGEST_OPENING - 1)]
+    places = np.concatenate([end[(end >= 0) & ~at_break], later])
+    places = places[places < len(codes)]
+    places = places[_INITIAL[np.minimum(codes[places], len(_INITIAL) - 1)]]
+    if 16 * len(places) > len(lowered):
+        return match_spans(_ROLE_WORD_LOWER.finditer(lowered))
+    match = _ROLE_WORD_LOWER.match
+    spans: list[int] = []
+    last = 0
+    for place in np.unique(places).tolist():
+        if place >= last and (found := match(lowered, place)) is not None:
+            spans += found.span()
+            last = spans[-1]
+    flat = np.array(spans, np.int64)
+    return flat[0::2], flat[1::2]
+
+
+_INITIAL = np.zeros(0x80, bool)
+_INITIAL[list(map(ord, _ROLE_INITIALS))] = True
+"""Whether a code point (clipped to U+007F, in none) is a role word's first letter."""
 _NONE = np.zeros(0, np.int64)
 _LONGEST_OPENING = 7
 """``</|`` and four spaces: ``_ROLE_OPEN`` is searched this far before a role word."""

@@ -141,17 +141,30 @@ the letter pairs the parser reads."""
 _LAST_CORE = re.compile(rf"[{_LETTERS}]\s*+(?:{_SIGN})\s*+")
 """The last label of a chain, read backwards up to its first letter (the signs read the same
 backwards)."""
-_CHAIN = re.compile(rf"({_CORE.pattern})((?:\s*+(?:{_SIGN})\s*+[{_LETTERS}])*+)((?:\s*+\])*+)")
+_CHAIN = re.compile(rf"({_CORE.pattern}(?:\s*+(?:{_SIGN})\s*+[{_LETTERS}])*+(?:\s*+\])*+)")
 """A maximal chain of labels sharing their letters (``A>B>A``) with the closing brackets after
 it. Only a chain's first label can touch an opening bracket and only its last a closing one, so
 each chain is read once, however long. It starts with a letter, so the scan passes over any
-other character at C speed; its three groups cover the whole match, so one split of the text
-gives every chain and its parts. The run of spaces and opening brackets before a chain is read
-backwards from the text before it (a chain ends with a letter or ``]``, so that run never
-reaches into the chain before)."""
+other character at C speed; one split of the text (the whole chain its one group) gives every
+chain and the gap before it. Its letters are the labels' letters (no sign, space or bracket is
+one), so the first label ends after the chain's second letter and the last label at its last.
+The run of spaces and opening brackets before a chain is read backwards from the text before it
+(a chain ends with a letter or ``]``, so that run never reaches into the chain before)."""
 _RUN = "[" + "".join(c for c in map(chr, range(0x3001)) if c.isspace())
 """The characters of the run before a label: ``[`` and what ``\\s`` matches (``str.isspace``;
 every such character lies below U+3001, which a test checks)."""
+_IN_RUN = np.zeros(0x3002, bool)
+_IN_RUN[list(map(ord, _RUN))] = True
+"""Whether a code point (clipped to U+3001, in none) is a character of ``_RUN``."""
+_LETTER_CODES = tuple(map(ord, _LETTERS))
+_CLOSING = "]" + _RUN[1:]
+"""What closes a chain after its last letter: ``]`` and what ``\\s`` matches."""
+_RUN_STEPS = 8
+_ARRAY_ROWS = 64
+"""With more chains than this, their labels' ends are read from where the text's letters
+stand and ``_RUN_STEPS`` characters of the runs before them backwards for all at once (array
+steps; only the longer runs left are stripped from their gap's text); fewer chains are read
+from their own and their gaps' text in one pass of string calls (array steps cost more there)."""
 _LABEL_ENDS = frozenset(s[0] + s[-1] for s in LABEL_SPELLINGS)
 
 
@@ -178,33 +191,30 @@ _OTHER_BREAKS = re.compile("[" + re.escape(LINE_BREAKS.replace("\n", "")) + "]")
 
 def _five_point(text: str) -> Found:
     """Five-point labels with a bracket on either side: one split of the text gives every
-    chain's parts and offsets, and only chains of several labels take a Python step."""
+    chain's offsets, array operations on its code points where its labels end and the runs
+    before them, and only chains of several labels take a Python step."""
     if not any(ch in text for ch in "<>="):
         return Found("verdict_label", _BRACKETS, _NONE, _NONE)
-    parts = _CHAIN.split(text)  # gap, (label, chained, after) per chain, …, gap
-    n = len(parts) // 4
+    parts = _CHAIN.split(text)  # gap, chain, …, gap
     lengths = np.fromiter(map(len, parts), np.int64, len(parts))
     bounds = lengths.cumsum()
-    label_start, label_end = bounds[0:-1:4], bounds[1::4]
-    chained_end, end = bounds[2::4], bounds[3::4]
-    gaps = parts[0:-1:4]
-    kept = np.fromiter(map(len, map(str.rstrip, gaps, repeat(_RUN))), np.int64, n)
-    start = label_start - lengths[0:-1:4] + kept  # the runs' starts
-    opened = np.fromiter(map(str.rfind, gaps, repeat("[")), np.int64, n) >= kept
-    labels = parts[1::4]
-    bracketed = opened | (end > chained_end)
+    label_start, end = bounds[0:-1:2], bounds[1::2]
     codes = code_points(text)
+    label_end, chained_end = _label_ends(parts[1::2], codes, label_start, end)
+    gap_start = label_start - lengths[0:-1:2]
+    start, opened = _runs_before(parts[0:-1:2], codes, gap_start, label_start)
+    bracketed = opened | (end > chained_end)
     read = _PAIRS[codes[label_start], codes[label_end - 1]]  # the parser reads the letter pair
     several = chained_end > label_end  # chains of several labels
     single = bracketed & ~several & read
     starts, ends = [start[single]], [end[single]]
     for k in np.flatnonzero(bracketed & several).tolist():
-        label, chained = labels[k], parts[4 * k + 2]
         first = int(label_end[k])
+        chained = text[first : int(chained_end[k])]
         if opened[k] and read[k]:
             starts.append(start[k : k + 1])
             ends.append(np.array([first], np.int64))
-        backwards = _LAST_CORE.match(f"{label[-1]}{chained}"[::-1])
+        backwards = _LAST_CORE.match(f"{text[first - 1]}{chained}"[::-1])
         assert backwards is not None  # a chain ends with a label
         last = first + len(chained) - 1 - backwards.end()
         if end[k] > chained_end[k] and text[last] + chained[-1] in _LABEL_ENDS:
@@ -215,6 +225,55 @@ def _five_point(text: str) -> Found:
         order = np.argsort(lo, kind="stable")
         lo, hi = lo[order], hi[order]
     return Found("verdict_label", _BRACKETS, lo, hi)
+
+
+def _label_ends(
+    chains: list[str], codes: np.ndarray, label_start: np.ndarray, end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where each chain's first label ends and where its last does (before the closing
+    brackets): after its second letter and after its last (``_ARRAY_ROWS``: of many chains,
+    from where the text's letters stand; of few, from each chain's text)."""
+    if len(chains) <= _ARRAY_ROWS:
+        first = map(re.Match.end, map(_CORE.match, chains))  # type: ignore[arg-type]
+        last = map(len, map(str.rstrip, chains, repeat(_CLOSING)))
+        return (
+            label_start + np.fromiter(first, np.int64, len(chains)),
+            label_start + np.fromiter(last, np.int64, len(chains)),
+        )
+    is_letter = codes == _LETTER_CODES[0]
+    for code in _LETTER_CODES[1:]:
+        is_letter |= codes == code
+    letters = np.flatnonzero(is_letter)
+    second = np.minimum(np.searchsorted(letters, label_start) + 1, len(letters) - 1)
+    return letters[second] + 1, letters[np.searchsorted(letters, end) - 1] + 1
+
+
+def _runs_before(
+    gaps: list[str], codes: np.ndarray, gap_start: np.ndarray, label_start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where the run of ``_RUN`` characters before each label starts (not before its gap, the
+    text since the previous chain) and whether it holds a ``[`` (``_ARRAY_ROWS``)."""
+    if len(gaps) <= _ARRAY_ROWS:
+        kept = np.fromiter(map(len, map(str.rstrip, gaps, repeat(_RUN))), np.int64, len(gaps))
+        opened = np.fromiter(map(str.rfind, gaps, repeat("[")), np.int64, len(gaps)) >= kept
+        return gap_start + kept, opened
+    start = label_start.copy()
+    opened = np.zeros(len(start), bool)
+    rows = np.flatnonzero(start > gap_start)
+    for _ in range(_RUN_STEPS):
+        at = start[rows] - 1
+        code = codes[at]
+        run = _IN_RUN[np.minimum(code, len(_IN_RUN) - 1)]
+        rows, at = rows[run], at[run]
+        start[rows] = at
+        opened[rows] |= code[run] == ord("[")
+        rows = rows[at > gap_start[rows]]
+    for k in rows.tolist():
+        gap = gaps[k][: start[k] - gap_start[k]]
+        stripped = len(gap.rstrip(_RUN))
+        opened[k] |= gap.rfind("[") >= stripped
+        start[k] = gap_start[k] + stripped
+    return start, opened
 
 
 def _battle(text: str) -> Found:
