@@ -34,6 +34,7 @@ from inspect_arenahard.judging.canonical import (
     _odd_characters,
     _runs_split,
     _scanner,
+    _token_scanner,
     canonical,
 )
 from inspect_arenahard.judging.injection import _overlaps
@@ -390,3 +391,24 @@ def test_distinct_entities_beside_other_cut_characters_read_as_html_unescape(
         fast, slow = canonical(text, reading), general(text, reading)
         assert fast.text == slow.text, reading
         assert inexact(fast) == inexact(slow), reading
+
+
+TOKEN_PIECES = [
+    "&", "&#", "&#x", "&amp", "&amp;", "&gt", "&#62", "&#x3e;", "&a1", ";", "#", "x", "1", "A",
+    " ", "\t", "\u200b", "\x00", "<", "<b>", "</i>", "\\", "\\gt", "\\text{", "$", "*", "_",
+    "`", "{", "}", "~", "é", "<!--", "-->", "&&", "&#;", "&;", "ab", "\n",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(TOKEN_PIECES), max_size=40).map("".join))
+def test_the_token_scanner_splits_as_entity_candidates_or_other_tokens(text: str) -> None:
+    """The scanner that finds entity candidates and the other tokens in one pass (class-first,
+    so the engine skips other characters at C speed) splits a text exactly as the plain
+    alternation "an entity candidate, else a token" does."""
+    candidate = r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
+    for reading in ("plain", "rendered"):
+        odd = _odd_characters(text, reading)
+        tokens = _scanner(reading, odd, False, False).pattern[1:-1]
+        reference = re.compile(f"({candidate}|{tokens})")
+        assert _token_scanner(reading, odd).split(text) == reference.split(text), (reading, text)

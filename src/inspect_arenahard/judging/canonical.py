@@ -444,16 +444,16 @@ def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTabl
     return Canonical(reading_text, text, reading, cuts)
 
 
-_ENTITY_CANDIDATE = r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
-"""``ENTITY`` with a name cut at its first character no HTML5 name holds."""
+_ENTITY_NAME = r"(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
+"""What follows the ``&`` of an entity candidate: ``ENTITY`` with a name cut at its first
+character no HTML5 name holds."""
 
 
 @lru_cache(maxsize=256)
 def _token_scanner(reading: Reading, odd: str) -> re.Pattern[str]:
     """``_scanner(reading, odd, False, False)`` that also finds entity candidates (an ``&``
     starts no other token, and no character of a candidate starts one)."""
-    tokens = _scanner(reading, odd, False, False).pattern[1:-1]
-    return re.compile(f"({_ENTITY_CANDIDATE}|{tokens})")
+    return _scanner(reading, odd, False, False, entities=True)
 
 
 def _token_reads(tokens: list[str], folds: _FoldTable) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -633,21 +633,27 @@ matches a name's letter, case ignored), so a run of ``<`` is scanned at C speed.
 
 
 @lru_cache(maxsize=256)
-def _scanner(reading: Reading, odd: str, comments: bool, ampersand: bool) -> re.Pattern[str]:
+def _scanner(
+    reading: Reading, odd: str, comments: bool, ampersand: bool, entities: bool = False
+) -> re.Pattern[str]:
     """One pattern for every place ``reading`` does not copy a character: a run of dropped or
-    expanding characters (with ``&`` where ``ampersand``), and for the rendered reading a tag,
-    LaTeX command or (where one can close) a comment opening. Tokens start with ``<`` or
-    ``\\``, never a run's character, so scanning them together finds what scanning each alone
-    finds. The pattern starts with the class of every token's first character and then goes on
-    by that character (checked behind it), so the scan passes over any other character at C
-    speed."""
+    expanding characters (with ``&`` where ``ampersand``), for the rendered reading a tag,
+    LaTeX command or (where one can close) a comment opening, and where ``entities`` an entity
+    candidate. Tokens start with ``<``, ``\\`` or ``&``, never a run's character, so scanning
+    them together finds what scanning each alone finds. The pattern starts with the class of
+    every token's first character and then goes on by that character (checked behind it), so
+    the scan passes over any other character at C speed."""
     chars = f"{re.escape(odd)}{'&' if ampersand else ''}"
-    if reading == "plain":
+    if reading == "plain" and not entities:
         return re.compile(f"([{chars}]++)")
+    entity = f"(?<=&){_ENTITY_NAME}|" if entities else ""
+    if reading == "plain":
+        return re.compile(f"([&{chars}](?:{entity}(?<=[{chars}])[{chars}]*+))")
     opening = f"(?:!--|{_TAG_START})" if comments else _TAG_START
     latex = _LATEX.pattern.removeprefix("\\\\")
+    first = f"<\\\\{'&' if entities else ''}{chars}"
     return re.compile(
-        f"([<\\\\{chars}](?:(?<=<){opening}|(?<=\\\\){latex}|(?<=[{chars}])[{chars}]*+))"
+        f"([{first}](?:{entity}(?<=<){opening}|(?<=\\\\){latex}|(?<=[{chars}])[{chars}]*+))"
     )
 
 
