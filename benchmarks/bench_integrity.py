@@ -12,6 +12,10 @@ real answer text), dense hostile text (payloads only, one every ~12 characters) 
 protocol and of the audit's :func:`inspect_arenahard.report.audit_checks.injection_findings`, then
 the worst input per protocol against real answers of the same size (the plain-text reference);
 then the
+first call in a fresh process (cold: every number and character met for the first time) beside
+the best of 3 (warm) on distinct numeric entities (plain, beside a zero-width character or a
+tag, hexadecimal), every code point from U+0080 in order, random astral, CJK, combining and
+private-use characters, and those with entities and tags between them; then the
 per-answer time on all 7,999 real answers (what the scorer costs per sample; it runs in a worker
 thread, off the event loop). As the reference in the same run: rule version 1's label pattern
 (``\\[[\\s\\[]*`` prefixes, which backtrack) on 4K–16K characters of ``[``.
@@ -21,8 +25,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
+import random
 import re
 import statistics
+import subprocess
+import sys
 import time
 from itertools import cycle, islice
 from pathlib import Path
@@ -44,6 +52,62 @@ HOSTILE = [
 ]  # fmt: skip
 
 
+def first_meetings(n: int) -> dict[str, Callable[[], str]]:
+    """Inputs full of numbers and characters a process has not met before (built on demand:
+    each is timed in a fresh process)."""
+
+    def every_code_point() -> str:  # from U+0080 in order, surrogates skipped
+        codes = (c for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
+        return "".join(map(chr, islice(codes, n)))
+
+    def scattered() -> str:  # astral, CJK, combining and private-use characters at random
+        blocks = [(0x4E00, 0x9FFF), (0x20000, 0x2A6DF), (0x300, 0x36F), (0x1AB0, 0x1AFF),
+                  (0x20D0, 0x20FF), (0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x1D400, 0x1D7FF),
+                  (0x1F000, 0x1FAFF), (0xAC00, 0xD7A3), (0xF900, 0xFAFF), (0x10000, 0x1FFFF)]  # fmt: skip
+        rng = random.Random(8)
+        return "".join(chr(rng.randint(*rng.choice(blocks))) for _ in range(n))
+
+    return {
+        "numbered &#k": lambda: "".join(f"&#{k}" for k in range(n))[:n],
+        "&#k zero-width": lambda: "".join(f"&#{k}\u200b" for k in range(n))[:n],
+        "&#k <b>": lambda: "".join(f"&#{k} <b>" for k in range(n))[:n],
+        "hex &#xK;": lambda: "".join(f"&#x{k:X};" for k in range(n))[:n],
+        "every code point": every_code_point,
+        "scattered chars": scattered,
+        "scattered &, tags": lambda: "".join(
+            f"{ch}&#62;" if k % 9 == 0 else f"{ch}<b>" if k % 13 == 0 else ch
+            for k, ch in enumerate(scattered())
+        )[:n],
+    }
+
+
+def first_call(name: str, column: str, n: int) -> float:
+    """CPU seconds of the first call in this process (what a fresh process pays)."""
+    text = first_meetings(n)[name]()
+    gc.disable()
+    t = time.process_time()
+    if column == "audit":
+        injection_findings("", text)
+    else:
+        neutralise(text, column)
+    return time.process_time() - t
+
+
+def cold(name: str, column: str, n: int) -> float:
+    """``first_call`` in a child process (imports not timed)."""
+    script = (
+        "import sys, json; sys.path[:0] = json.loads(sys.argv[1]);"
+        "from bench_integrity import first_call;"
+        "print(first_call(sys.argv[2], sys.argv[3], int(sys.argv[4])))"
+    )
+    path = json.dumps([str(Path(__file__).parent), *sys.path])
+    done = subprocess.run(
+        [sys.executable, "-c", script, path, name, column, str(n)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return float(done.stdout.split()[-1])
+
+
 def seconds(fn: Callable[[], object], repeat: int = 3) -> float:
     """Best CPU time of ``repeat`` runs (CPU, not wall: the figures hold on a shared machine)."""
     best = float("inf")
@@ -60,6 +124,7 @@ def main() -> None:
     )
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--data", type=Path, default=Path(__file__).parents[1] / "../shared/data")
+    parser.add_argument("--skip", action="append", default=[], help="an input not to time")
     args = parser.parse_args()
     n = args.size
     answers = [
@@ -104,6 +169,8 @@ def main() -> None:
     gc.disable()  # reference counting frees everything here; the cycle collector adds noise
     table: dict[str, list[float]] = {}
     for name, text in inputs.items():
+        if name in args.skip:
+            continue
         times = [seconds(lambda p=p: neutralise(text, p)) for p in PROTOCOLS]
         times.append(seconds(lambda: injection_findings("", text)))
         table[name] = times
@@ -115,6 +182,17 @@ def main() -> None:
             f"  {column:<10} {table[worst][k]:.3f} s on {worst!r}"
             f"   (real answers: {table['real answers'][k]:.3f} s)"
         )
+
+    print("first meetings: the first call in a fresh process (cold) beside the best of 3 (warm)")
+    print(f"{'input':<18}" + "".join(f"{p:>16}" for p in columns))
+    for name, build in first_meetings(n).items():
+        if name in args.skip:
+            continue
+        text = build()
+        warm = [seconds(lambda p=p: neutralise(text, p)) for p in PROTOCOLS]
+        warm.append(seconds(lambda: injection_findings("", text)))
+        cells = [f"{cold(name, c, n):.3f} / {w:.3f}" for c, w in zip(columns, warm)]
+        print(f"{name!r:<18}" + "".join(f"{c:>16}" for c in cells))
 
     per_answer = []
     for text in answers:

@@ -12,12 +12,16 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_right
+from functools import partial
 from html.entities import html5
+from itertools import product
+from unittest import mock
 
 import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from inspect_arenahard.judging import canonical as canonical_module
 from inspect_arenahard.judging import injection
 from inspect_arenahard.judging.canonical import (
     _CHARACTER_REFERENCES,
@@ -409,6 +413,38 @@ def test_the_token_scanner_splits_as_entity_candidates_or_other_tokens(text: str
     candidate = r"&(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
     for reading in ("plain", "rendered"):
         odd = _odd_characters(text, reading)
-        tokens = _scanner(reading, odd, False, False).pattern[1:-1]
+        tokens = _scanner(reading, odd, False, False).pattern.pattern[1:-1]
         reference = re.compile(f"({candidate}|{tokens})")
         assert _token_scanner(reading, odd).split(text) == reference.split(text), (reading, text)
+
+
+ASTRAL = [
+    "\U000e0001", "\U000e0020", "\U0001d167", "\U000f0000", "\U0010fffd", "\U0001f100",
+    "\U0001d400", "\U00020000", "\U0001f600", "\U000e0100",
+]  # fmt: skip
+"""Beyond the Basic Multilingual Plane: tags and variation selectors (dropped), a combining
+mark, private use, a character that expands, a mathematical letter, an ideograph, an emoji."""
+ASTRAL_PIECES = [*ASTRAL, "&", "&#62", "&gt", "<b>", "</i>", "\\gt", "\\text", " ", "a", "\u200b",
+                 "\ufb03", "[", "<!--", "-->", "*"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(ASTRAL_PIECES), max_size=40).map("".join))
+def test_scanners_find_the_tokens_the_whole_class_finds_beyond_the_basic_plane(text: str) -> None:
+    """A scanner matches a stand-in text (one character for all the odd ones beyond the Basic
+    Multilingual Plane): it finds the tokens the pattern with every odd character in its class
+    finds, where that finds them (what they hold is read from the text)."""
+    whole = partial(
+        mock.patch.object, canonical_module, "_narrowed", lambda odd: (odd, np.zeros(0))
+    )
+    for reading in ("plain", "rendered"):
+        odd = _odd_characters(text, reading)
+        for options in product([False, True], repeat=3):
+            with whole():
+                reference = _scanner.__wrapped__(reading, odd, *options)
+                touching = canonical_module._touching.__wrapped__(odd)
+            scanner = _scanner(reading, odd, *options)
+            assert scanner.split(text) == reference.split(text), (reading, options, text)
+            found = [m.span() for m in scanner.finditer(text)]
+            assert found == [m.span() for m in reference.finditer(text)], text
+        assert canonical_module._touching(odd).search(text) == touching.search(text), text

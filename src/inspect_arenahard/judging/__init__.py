@@ -12,6 +12,7 @@ __all__ = [
     "answer_audit",
     "canonical",
     "committee",
+    "folding",
     "games",
     "injection",
     "integrity",

@@ -40,11 +40,13 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from html.entities import html5
-from importlib.resources import files
 from itertools import accumulate, compress
-from typing import Callable, Iterable, Literal, NamedTuple, Sequence
+from typing import Callable, Iterable, Iterator, Literal, NamedTuple, Sequence
 
 import numpy as np
+
+from inspect_arenahard.judging.folding import CODE_POINTS, DROPPED, LONGER, CodeFolds, fold
+from inspect_arenahard.judging.folding import LOOKALIKES as LOOKALIKES
 
 Reading = Literal["raw", "plain", "rendered"]
 READINGS: tuple[Reading, ...] = ("plain", "raw", "rendered")
@@ -63,79 +65,91 @@ invisible (format, control, private-use) characters or marks inside, with compat
 with Markdown/HTML/LaTeX markup that a rendering reader does not see."""
 
 
-def _load_lookalikes() -> dict[str, str]:
-    """The shipped table (``confusables.tsv``: its header names the sources)."""
-    table: dict[str, str] = {}
-    text = files("inspect_arenahard.judging").joinpath("confusables.tsv").read_text("utf-8")
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            code, reads_as, _ = line.split("\t")
-            table[chr(int(code[2:], 16))] = reads_as
-    return table
-
-
-LOOKALIKES: dict[str, str] = _load_lookalikes()
-"""Characters a reader takes for a character of a judge's grammar (labels, signs, brackets,
-delimiter bars, verdict digits, the letters of ``Tie``), beyond what NFKC folds."""
-
-_DROPPED_CATEGORIES = frozenset({"Cf", "Cc", "Co", "Cs", "Mn", "Me"})
-_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u034f")
 _MARKUP = frozenset("*_`~^{}$")
 """Characters a rendering reader does not see (emphasis, code, math)."""
 
 
-def _dropped(ch: str) -> bool:
-    return ch in _FILLERS or (unicodedata.category(ch) in _DROPPED_CATEGORIES and not ch.isspace())
-
-
-def fold(ch: str) -> str:
-    """One character of the plain reading: look-alike mapped, invisible removed, accents
-    folded, compatibility forms folded (NFKD, marks removed, NFC)."""
-    if ch in LOOKALIKES:
-        return LOOKALIKES[ch]
-    if ch.isascii() and (ch.isprintable() or ch.isspace()):
-        return ch
-    if _dropped(ch):
-        return ""
-    parts = "".join(
-        LOOKALIKES.get(c, c) for c in unicodedata.normalize("NFKD", ch) if not _dropped(c)
-    )
-    return unicodedata.normalize("NFC", parts)
-
-
-class _CharacterReferences(dict[int, str]):
+class _CharacterReferences:
     """What ``html.unescape`` reads a numeric entity as, by its number, folded by ``folds``
-    where given (each number read once: a text of distinct numeric entities costs a lookup
-    each)."""
+    where given, in array steps (a text of distinct numeric entities costs no call per
+    number): the read is a pure function of the number."""
 
-    def __init__(self, folds: dict[int, str] | None = None) -> None:
-        super().__init__()
+    def __init__(self, folds: _FoldTable | None = None) -> None:
         self.folds = folds
 
-    def __missing__(self, code: int) -> str:
-        read = html.unescape(f"&#{code};")
-        value = self[code] = read if self.folds is None else read.translate(self.folds)
-        return value
+    def reads(self, numbers: np.ndarray) -> list[str]:
+        """The read of each of ``numbers`` (``_BEYOND_UNICODE`` for any beyond Unicode)."""
+        codes = _REFERENCE_CODES[np.searchsorted(_REFERENCE_KEYS, numbers, "right") - 1]
+        codes = np.where(codes == _RELATIVE, numbers, codes).astype(np.uint32)
+        if self.folds is None:
+            return _strings(codes, numbers, {})
+        read = codes < CODE_POINTS
+        folded = np.full(len(codes), DROPPED, np.uint32)
+        folded[read] = self.folds.codes.of(codes[read])
+        return _strings(folded, codes, self.folds.codes.longer)
+
+
+def _reference_table() -> tuple[np.ndarray, np.ndarray]:
+    """``html.unescape``'s numeric references as steps: from each key on, numbers read as the
+    code beside it (``_RELATIVE``: as themselves; ``DROPPED``: as nothing) up to the next key.
+    The numbers it reads otherwise than as themselves are those its tables of invalid
+    references and code points hold, the surrogates and those beyond Unicode."""
+    special = {**dict.fromkeys(html._invalid_codepoints), **html._invalid_charrefs}  # type: ignore[attr-defined]
+    steps = {0: _RELATIVE, 0xD800: 0xFFFD, 0xE000: _RELATIVE, _BEYOND_UNICODE: 0xFFFD}
+    for number in sorted(special):
+        read = html.unescape(f"&#{number};")
+        steps[number] = ord(read) if read else DROPPED
+        steps.setdefault(number + 1, _RELATIVE)
+    keys = sorted(steps)
+    return np.array(keys, np.int64), np.array([steps[k] for k in keys], np.int64)
+
+
+def _strings(codes: np.ndarray, sources: np.ndarray, longer: dict[int, str]) -> list[str]:
+    """The strings ``codes`` stand for: a character, nothing (``DROPPED``) or the fold of the
+    code in ``sources`` beside it (``LONGER``), the characters decoded in one step."""
+    one = codes < CODE_POINTS
+    out = list(
+        np.where(one, codes, 0x20).astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    )
+    if not one.all():
+        for k in np.flatnonzero(~one).tolist():
+            out[k] = "" if codes[k] == DROPPED else longer[int(sources[k])]
+    return out
 
 
 class _FoldTable(dict[int, str]):
-    """``str.translate`` table computing each character's fold once."""
+    """``str.translate`` table of each character's fold (``codes``: every code point's, as an
+    array). It keeps the characters that do not read as one character (bounded: some 150,000
+    code points) and others up to ``_KEPT`` entries (memory stays bounded)."""
 
     def __init__(self, rendered: bool) -> None:
         super().__init__()
         self.rendered = rendered
+        self.codes = CodeFolds(fold, "".join(_MARKUP) if rendered else "")
         self.references = _CharacterReferences(self)
         """Numeric entities' reads, folded."""
 
     def __missing__(self, code: int) -> str:
-        ch = chr(code)
-        value = self[code] = "" if self.rendered and ch in _MARKUP else fold(ch)
+        if code < 0x80:
+            ch = chr(code)
+            value = "" if self.rendered and ch in _MARKUP else fold(ch)
+        else:
+            value = self.codes.read(code)
+        if len(value) != 1 or len(self) < _KEPT:
+            self[code] = value
         return value
+
+    def learn(self, codes: np.ndarray) -> None:
+        """Keep the folds of ``codes`` (which do not read as one character), in array steps."""
+        self.update(zip(codes.tolist(), _strings(self.codes.of(codes), codes, self.codes.longer)))
+
+
+_KEPT = 1 << 16
 
 
 class _OddTable(dict[int, str]):
     """Marks (``\\x00``) the characters that may start an entity (``&``) or whose fold is not
-    exactly one character."""
+    exactly one character (it keeps those, and others up to ``_KEPT`` entries)."""
 
     def __init__(self, folds: _FoldTable, starts: str) -> None:
         super().__init__()
@@ -143,7 +157,9 @@ class _OddTable(dict[int, str]):
 
     def __missing__(self, code: int) -> str:
         odd = chr(code) in self.starts or len(self.folds[code]) != 1
-        value = self[code] = "\x00" if odd else "\x01"
+        value = "\x00" if odd else "\x01"
+        if odd or len(self) < _KEPT:
+            self[code] = value
         return value
 
 
@@ -203,9 +219,11 @@ def _numeric_references(entities: list[str], reads: _CharacterReferences) -> lis
     power = _POWERS[8 * hexadecimal[owner] + np.clip(place, 0, 7)]
     numbers = np.add.reduceat(np.where(counted, digit * power, 0), starts)
     numbers[np.logical_or.reduceat((digit > 0) & (place >= 8), starts)] = _BEYOND_UNICODE
-    return list(map(reads.__getitem__, np.minimum(numbers, _BEYOND_UNICODE).tolist()))
+    return reads.reads(np.minimum(numbers, _BEYOND_UNICODE))
 
 
+_RELATIVE = -1
+_REFERENCE_KEYS, _REFERENCE_CODES = _reference_table()
 _POWERS = np.array([10**k for k in range(8)] + [16**k for k in range(8)], np.int64)
 """The value of a place (0–7), decimal then hexadecimal."""
 _DIGIT_VALUE = np.array(
@@ -450,7 +468,7 @@ character no HTML5 name holds."""
 
 
 @lru_cache(maxsize=256)
-def _token_scanner(reading: Reading, odd: str) -> re.Pattern[str]:
+def _token_scanner(reading: Reading, odd: str) -> _Scanner:
     """``_scanner(reading, odd, False, False)`` that also finds entity candidates (an ``&``
     starts no other token, and no character of a candidate starts one)."""
     return _scanner(reading, odd, False, False, entities=True)
@@ -575,11 +593,10 @@ def _one_to_one_codes(text: str, folds: _FoldTable) -> np.ndarray:
     wide = np.flatnonzero(codes > 0x7F)
     if not len(wide):
         return codes
-    distinct, inverse = np.unique(codes[wide], return_inverse=True)
-    reads = map(folds.__getitem__, distinct.tolist())
-    into = [ord(r) if len(r) == 1 else c for r, c in zip(reads, distinct.tolist())]
+    reads = folds.codes.of(codes[wide])
+    one = reads < CODE_POINTS
     out = codes.copy()
-    out[wide] = np.array(into, np.uint32)[inverse]
+    out[wide[one]] = reads[one]
     return out
 
 
@@ -597,15 +614,68 @@ def _beside_ampersand(text: str, odd: str, folds: _FoldTable) -> bool:
     """Whether an ``&`` touches two characters the reading drops or expands, one of which
     expands: only there does reading a run a character at a time (as a run holding an ``&``
     is read) give another map than reading it whole."""
-    if not any(len(folds[ord(c)]) > 1 for c in odd):
+    if not (folds.codes.of(code_points(odd)) == LONGER).any():
         return False  # runs of dropped characters read as nothing either way
-    return _touching(odd).search(text) is not None
+    return _touching(odd).search(text)
 
 
 @lru_cache(maxsize=256)
-def _touching(odd: str) -> re.Pattern[str]:
-    run = f"[{re.escape(odd)}]"
-    return re.compile(f"{run}{{2}}&|&{run}{{2}}")
+def _touching(odd: str) -> _Scanner:
+    narrow, astral = _narrowed(odd)
+    run = f"[{re.escape(narrow)}]"
+    return _Scanner(re.compile(f"{run}{{2}}&|&{run}{{2}}"), astral)
+
+
+class _Scanner:
+    """A pattern over a text whose odd characters beyond the Basic Multilingual Plane
+    (``astral``: sorted codes) all stand as the first of them: the regular-expression engine
+    tries a class's characters beyond that plane one by one at every character of a text (a
+    text of thousands of distinct ones would cost seconds per megabyte), while those in it
+    are one bitmap. Nothing but the class tells such characters apart, so the stand-in text
+    has the same tokens at the same places; what they hold is read from the text itself."""
+
+    def __init__(self, pattern: re.Pattern[str], astral: np.ndarray) -> None:
+        self.pattern, self.astral = pattern, astral
+
+    def _stand_in(self, text: str) -> str:
+        if len(self.astral) < 2 or text.isascii():
+            return text
+        codes = code_points(text)
+        wide = np.flatnonzero(codes > 0xFFFF)
+        found = np.minimum(np.searchsorted(self.astral, codes[wide]), len(self.astral) - 1)
+        hit = wide[self.astral[found] == codes[wide]]
+        if not len(hit):
+            return text
+        codes = codes.copy()
+        codes[hit] = self.astral[0]
+        return codes.tobytes().decode("utf-32-le", "surrogatepass")
+
+    def split(self, text: str) -> list[str]:
+        """``re.Pattern.split`` (tokens kept)."""
+        stand_in = self._stand_in(text)
+        parts = self.pattern.split(stand_in)
+        if stand_in is text:
+            return parts
+        bounds = [0, *accumulate(map(len, parts))]
+        return list(map(text.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """``re.Pattern.finditer`` over the stand-in text: the matches' spans are the tokens'
+        in ``text`` (what a token holds is read from ``text`` at its span)."""
+        return self.pattern.finditer(self._stand_in(text))
+
+    def search(self, text: str) -> bool:
+        """Whether the pattern occurs in ``text``."""
+        return self.pattern.search(self._stand_in(text)) is not None
+
+
+def _narrowed(odd: str) -> tuple[str, np.ndarray]:
+    """``odd`` with only the first of its characters beyond the Basic Multilingual Plane, and
+    the codes of all those (``_Scanner``)."""
+    if odd.isascii() or max(odd) <= "\uffff":
+        return odd, np.zeros(0, np.uint32)
+    astral = np.sort(code_points("".join(c for c in odd if c > "\uffff")))
+    return "".join(c for c in odd if c <= "\uffff") + chr(astral[0]), astral
 
 
 def _odd_characters(text: str, reading: Reading) -> str:
@@ -616,9 +686,13 @@ def _odd_characters(text: str, reading: Reading) -> str:
     marks = _ODD[reading]
     if len(text) < LONG_TEXT:
         return odd + "".join(sorted(c for c in set(text) if c > "\x7f" and marks[ord(c)] == "\x00"))
-    codes = code_points(text)
-    distinct = np.unique(codes[codes > 0x7F]).tolist()  # in order, one array pass (a long text)
-    return odd + "".join(chr(c) for c in distinct if marks[c] == "\x00")
+    wide = code_points(text)
+    wide = wide[wide > 0x7F]
+    odd_codes = np.sort(wide[_FOLDS[reading].codes.of(wide) >= DROPPED]).astype(np.int64)
+    distinct = odd_codes[np.diff(odd_codes, prepend=-1) != 0]  # in array passes
+    _FOLDS[reading].learn(distinct)  # str.translate finds them without a call each
+    distinct = distinct.tolist()
+    return odd + "".join(map(chr, distinct))
 
 
 _ASCII_ODD = {
@@ -635,7 +709,7 @@ matches a name's letter, case ignored), so a run of ``<`` is scanned at C speed.
 @lru_cache(maxsize=256)
 def _scanner(
     reading: Reading, odd: str, comments: bool, ampersand: bool, entities: bool = False
-) -> re.Pattern[str]:
+) -> _Scanner:
     """One pattern for every place ``reading`` does not copy a character: a run of dropped or
     expanding characters (with ``&`` where ``ampersand``), for the rendered reading a tag,
     LaTeX command or (where one can close) a comment opening, and where ``entities`` an entity
@@ -643,17 +717,21 @@ def _scanner(
     them together finds what scanning each alone finds. The pattern starts with the class of
     every token's first character and then goes on by that character (checked behind it), so
     the scan passes over any other character at C speed."""
-    chars = f"{re.escape(odd)}{'&' if ampersand else ''}"
+    narrow, astral = _narrowed(odd)
+    chars = f"{re.escape(narrow)}{'&' if ampersand else ''}"
     if reading == "plain" and not entities:
-        return re.compile(f"([{chars}]++)")
+        return _Scanner(re.compile(f"([{chars}]++)"), astral)
     entity = f"(?<=&){_ENTITY_NAME}|" if entities else ""
     if reading == "plain":
-        return re.compile(f"([&{chars}](?:{entity}(?<=[{chars}])[{chars}]*+))")
+        return _Scanner(re.compile(f"([&{chars}](?:{entity}(?<=[{chars}])[{chars}]*+))"), astral)
     opening = f"(?:!--|{_TAG_START})" if comments else _TAG_START
     latex = _LATEX.pattern.removeprefix("\\\\")
     first = f"<\\\\{'&' if entities else ''}{chars}"
-    return re.compile(
-        f"([{first}](?:{entity}(?<=<){opening}|(?<=\\\\){latex}|(?<=[{chars}])[{chars}]*+))"
+    return _Scanner(
+        re.compile(
+            f"([{first}](?:{entity}(?<=<){opening}|(?<=\\\\){latex}|(?<=[{chars}])[{chars}]*+))"
+        ),
+        astral,
     )
 
 
@@ -710,7 +788,7 @@ def _read(token: str) -> str:
 
 
 def _events(
-    text: str, reading: Reading, scanner: re.Pattern[str]
+    text: str, reading: Reading, scanner: _Scanner
 ) -> tuple[list[int], list[int], list[str]]:
     """(starts, ends, reads) of the original spans the reading does not copy, in order: the
     general case, where an entity reads over the characters after its ``&`` and a comment
@@ -725,7 +803,7 @@ def _events(
         first, last = match.span()
         if last <= pos:
             continue
-        token = match.group()
+        token = text[first:last]
         head = token[0]
         if head == "<" or head == "\\":
             if first < pos:
