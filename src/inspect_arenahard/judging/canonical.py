@@ -24,10 +24,10 @@ recognised span is rewritten where it was written, whatever its spelling. Each r
 pass over the text: one pattern splits it where the reading does not copy a character (runs of
 dropped or expanding characters, tags, LaTeX), with bounded or possessive patterns; entities are
 found by the same split and read from a table of the distinct tokens (numbers worked out by
-array passes), non-ASCII text is folded in one array pass (a read per distinct character), the
-reading is gathered from the folded text and the tokens' reads by array passes, and a comment's
-end is found by a single search of the whole text. The map is built with array operations, and
-only when it is asked for (most texts are only searched).
+array passes), non-ASCII text is folded in one array pass (every code point's fold at once:
+``folding.CodeFolds``), the reading is gathered from the folded text and the tokens' reads by
+array passes, and a comment's end is found by a single search of the whole text. The map is
+built with array operations, and only when it is asked for (most texts are only searched).
 """
 
 from __future__ import annotations
