@@ -38,6 +38,7 @@ from inspect_arenahard.judging.canonical import (
     _odd_characters,
     _runs_split,
     _scanner,
+    _split_cuts,
     _token_scanner,
     canonical,
 )
@@ -448,3 +449,25 @@ def test_scanners_find_the_tokens_the_whole_class_finds_beyond_the_basic_plane(t
             found = [m.span() for m in scanner.finditer(text)]
             assert found == [m.span() for m in reference.finditer(text)], text
         assert canonical_module._touching(odd).search(text) == touching.search(text), text
+
+
+FOLD_PIECES = [
+    "\ufb03", "\u200b", "a", "\x01", "\U0001f100", "\u00e9", "e\u0301", " ", "\n", "\U000f0000",
+    "\uff21", "\u2474", "\ud800", "\u3164", "*", "<b>", "\\gt",
+]  # fmt: skip
+"""Characters that expand, are dropped (alone or in runs), fold or read as themselves."""
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(FOLD_PIECES), min_size=1, max_size=60).map("".join))
+def test_a_long_plain_reading_folded_in_array_steps_as_split_into_runs(text: str) -> None:
+    """Without an ``&``, a long text's plain reading (every character's fold, the runs of
+    characters that do not read as one character cut) is what the split into runs reads."""
+    text = text * (4096 // len(text) + 1)
+    parts = _runs_split(text, _odd_characters(text, "plain"))
+    tokens = parts[1::2]
+    parts = [part.translate(_FOLDS["plain"]) for part in parts]
+    split = Canonical("".join(parts), text, "plain", partial(_split_cuts, tokens, parts))
+    fast = canonical(text, "plain")
+    assert fast.text == split.text
+    assert all(map(np.array_equal, fast.segments, split.segments))

@@ -399,6 +399,10 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     if reading == "rendered" and _escapes_and_markup_only(text):
         return _rendered_ascii(text)
     folds = _FOLDS[reading]
+    if reading == "plain" and len(text) >= LONG_TEXT and "&" not in text and not text.isascii():
+        codes = code_points(text)
+        if 4 * np.count_nonzero(codes > 0x7F) >= len(codes):  # else few runs: split them
+            return _folded(text, codes, folds)
     odd = _odd_characters(text, reading)
     closable = reading == "rendered" and "<!--" in text and "-->" in text
     if not closable and "&" not in text:
@@ -422,6 +426,35 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     joined[0::2], joined[1::2] = copied, pieces
     sizes = list(map(len, pieces))
     return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
+
+
+def _folded(text: str, codes: np.ndarray, folds: _FoldTable) -> Canonical:
+    """The plain reading of a text with no ``&`` (``codes``: its code points): every character
+    read as its fold, and the maximal runs of characters that do not read as one character cut
+    (what the split reads, token for token), in array steps, so a text of many distinct runs
+    costs no step per run (a text mostly of ASCII has few: the split reads it faster)."""
+    reads = folds.codes.of(codes)
+    one = reads < CODE_POINTS
+    size = one.astype(np.int64)
+    longer_at = np.flatnonzero(reads == LONGER)
+    if len(longer_at):  # gathered from a pool: the one-character reads, then the longer ones
+        longer = [folds.codes.longer[code] for code in codes[longer_at].tolist()]
+        size[longer_at] = np.fromiter(map(len, longer), np.int64, len(longer))
+        pool = np.concatenate([np.where(one, reads, 0), code_points("".join(longer))])
+        start = np.arange(len(codes))
+        start[longer_at] = len(codes) + size[longer_at].cumsum() - size[longer_at]
+        shown = pool[np.repeat(start - (size.cumsum() - size), size) + np.arange(size.sum())]
+    else:
+        shown = reads[one]
+    reading = shown.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], (~one).view(np.int8), [0]])))
+    firsts, lasts = edges[0::2], edges[1::2]
+
+    def cuts() -> tuple[np.ndarray, ...]:
+        read = np.concatenate([[0], size.cumsum()])
+        return firsts, lasts, read[lasts] - read[firsts]
+
+    return Canonical(reading, text, "plain", cuts)
 
 
 def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTable) -> Canonical:

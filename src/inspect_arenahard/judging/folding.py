@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Callable
@@ -117,8 +118,8 @@ class CodeFolds:
             if shipped is None:
                 self._codes = np.full(CODE_POINTS, _UNKNOWN, np.uint32)
             else:
-                self._codes, longer = shipped
-                self.longer.update(longer)
+                self._codes = shipped[0].copy()
+                self.longer.update(shipped[1])
             self._codes[[ord(c) for c in self._hidden]] = DROPPED
         return self._codes
 
@@ -132,6 +133,7 @@ class CodeFolds:
                 self.longer[code] = read
 
 
+@lru_cache(maxsize=1)
 def _shipped() -> tuple[np.ndarray, dict[int, str]] | None:
     """The shipped table as (the fold code of every code point, the longer folds), or None
     where it was made for another Unicode version or look-alike table."""
