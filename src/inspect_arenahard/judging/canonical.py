@@ -218,7 +218,7 @@ def _decoded(entity: str) -> tuple[str, int] | None:
     """(what ``html.unescape`` makes of the entity at the start of ``entity``, how many of its
     characters that reads), or None when it reads none. A name without its semicolon is read
     as the longest HTML5 name it starts with (``&gtA`` is ``>`` then ``A``)."""
-    consumed, reads = _entity_table([entity], None)
+    consumed, reads = _entity_table([entity])
     return (reads[0], int(consumed[0])) if consumed[0] else None
 
 
@@ -419,17 +419,17 @@ def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTabl
         [number.setdefault(token, len(number)) for token in parts[1::2]], np.int64, len(parts) // 2
     )
     distinct = list(number)
-    consumed, size, shows = _token_reads(distinct, folds)
+    written = np.fromiter(map(len, distinct), np.int64, len(distinct))
+    consumed, size, show_at, shown, shows = _token_reads(distinct, written, folds)
     lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
     lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
-    lengths[1::2] = np.fromiter(map(len, distinct), np.int64, len(distinct))[ids]
+    lengths[1::2] = written[ids]
     origins = lengths.cumsum() - lengths
-    shown = np.fromiter(map(len, shows), np.int64, len(shows))
     # the reading gathered from one pool: the text folded one for one, then every show
-    pool = np.concatenate([_one_to_one_codes(text, folds), code_points("".join(shows))])
+    pool = np.concatenate([_one_to_one_codes(text, folds), code_points(shows)])
     starts = np.empty(len(parts), np.int64)
     starts[0::2] = origins[0::2]
-    starts[1::2] = (shown.cumsum() - shown + len(text))[ids]
+    starts[1::2] = (show_at + len(text))[ids]
     sizes = lengths.copy()
     sizes[1::2] = shown[ids]
     at = np.repeat(starts - (sizes.cumsum() - sizes), sizes) + np.arange(sizes.sum())
@@ -456,25 +456,46 @@ def _token_scanner(reading: Reading, odd: str) -> re.Pattern[str]:
     return _scanner(reading, odd, False, False, entities=True)
 
 
-def _token_reads(tokens: list[str], folds: _FoldTable) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Of each distinct token: how many characters its read consumes (0: an entity candidate
-    that does not decode), how long the read is, and what it shows (for an entity, its read
-    and what it leaves unread, or the candidate as written)."""
-    entity = np.fromiter(map("&".__eq__, map(operator.itemgetter(0), tokens)), bool)
+class _TokenReads(NamedTuple):
+    """What each distinct token reads as: how many characters its read consumes (0: an entity
+    candidate that does not decode), how long the read is, and where its show (what the reading
+    shows in its place) starts in ``shows`` and how long it is."""
+
+    consumed: np.ndarray
+    size: np.ndarray
+    show_at: np.ndarray
+    shown: np.ndarray
+    shows: str
+    """Every token's show joined: for an entity, its read and what it leaves unread, or the
+    candidate as written (entities' shows first, then the others')."""
+
+
+def _token_reads(tokens: list[str], written: np.ndarray, folds: _FoldTable) -> _TokenReads:
+    """``_TokenReads`` of the distinct ``tokens`` (``written``: their lengths)."""
+    heads = code_points("".join(tokens))[written.cumsum() - written]
+    entity = heads == ord("&")
     if entity.all():
-        return _entity_reads(tokens, folds)
-    consumed = np.fromiter(map(len, tokens), np.int64, len(tokens))
-    shows = np.empty(len(tokens), object)
-    at = np.flatnonzero(~entity)
-    reads = list(map(_Reads(folds).__getitem__, compress(tokens, ~entity)))
-    shows[at] = reads
+        consumed, size, shows = _entity_reads(tokens, folds)
+        shown = np.fromiter(map(len, shows), np.int64, len(shows))
+        return _TokenReads(consumed, size, shown.cumsum() - shown, shown, "".join(shows))
+    other = ~entity
+    reads = list(map(_Reads(folds).__getitem__, compress(tokens, other.tolist())))
     size = np.empty(len(tokens), np.int64)
-    size[at] = np.fromiter(map(len, reads), np.int64, len(reads))
-    at = np.flatnonzero(entity)
-    if len(at):
-        entities = list(compress(tokens, entity))
-        consumed[at], size[at], shows[at] = _entity_reads(entities, folds)
-    return consumed, size, shows.tolist()
+    size[other] = np.fromiter(map(len, reads), np.int64, len(reads))
+    shown = size.copy()
+    consumed = written.copy()
+    joined = "".join(reads)
+    if entity.any():
+        consumed[entity], size[entity], shows = _entity_reads(
+            list(compress(tokens, entity.tolist())), folds
+        )
+        shown[entity] = np.fromiter(map(len, shows), np.int64, len(shows))
+        joined = "".join(shows) + joined
+    show_at = np.empty(len(tokens), np.int64)
+    for kind, offset in ((entity, 0), (other, int(shown[entity].sum()))):
+        mine = shown[kind]
+        show_at[kind] = mine.cumsum() - mine + offset
+    return _TokenReads(consumed, size, show_at, shown, joined)
 
 
 def _entity_reads(
@@ -483,47 +504,83 @@ def _entity_reads(
     """Of each distinct entity candidate (ASCII: the reading shows its characters as written):
     how many characters its read consumes (0: it does not decode), how long the read is, and
     what it shows (the read and what it leaves unread, or the candidate as written)."""
-    consumed, reads = _entity_table(entities, folds)
+    table = _shared_entity_table(entities)
+    consumed, reads = table.consumed, _folded(table.reads, folds)
     size = np.fromiter(map(len, reads), np.int64, len(reads))
-    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
-    if (consumed == lengths).all():  # every candidate read whole (numeric ones always are)
+    if table.whole:  # every candidate read whole (numeric ones always are)
         return consumed, size, reads
     took = consumed.tolist()
     shows = [r + w[c:] if c else w for r, w, c in zip(reads, entities, took)]
     return consumed, size, shows
 
 
-def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
+class _EntityTable(NamedTuple):
+    """What each distinct entity candidate of a text reads as, before any reading's fold."""
+
+    candidates: list[str]
+    consumed: np.ndarray
+    reads: list[str]
+    whole: bool
+    """Whether every candidate's read consumes all of it."""
+
+
+_last_table: _EntityTable | None = None
+
+
+def _shared_entity_table(entities: list[str]) -> _EntityTable:
+    """``_entity_table`` of the candidates, kept until the next call: the readings of one text
+    find the same candidates (but where a tag or a LaTeX escape holds one), so a second reading
+    of it compares their lists instead of reading every candidate again. One table, replaced
+    whole (a thread reading another text meanwhile only costs a recomputation)."""
+    global _last_table
+    last = _last_table
+    if last is not None and last.candidates == entities:
+        return last
+    consumed, reads = _entity_table(entities)
+    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
+    _last_table = table = _EntityTable(entities, consumed, reads, bool((consumed == lengths).all()))
+    return table
+
+
+def _folded(reads: list[str], folds: _FoldTable) -> list[str]:
+    """``reads`` folded for a reading: a lookup per read where each is one character (a
+    numeric entity's always is but where it reads as nothing)."""
+    if all(map(_ONE_CHARACTER.__eq__, map(len, reads))):
+        return list(map(folds.__getitem__, map(ord, reads)))
+    return [read.translate(folds) for read in reads]
+
+
+_ONE_CHARACTER = 1
+
+
+def _entity_table(entities: list[str]) -> tuple[np.ndarray, list[str]]:
     """Of each entity candidate: how many characters its read consumes (0: it does not decode)
-    and what it reads as, folded by ``folds`` where given (``""`` where it does not decode), in
-    bulk (a text of distinct entities, ``&#1&#2…``, costs no call per entity)."""
+    and what it reads as (``""`` where it does not decode), in bulk (a text of distinct
+    entities, ``&#1&#2…``, costs no call per entity)."""
     numeric = np.fromiter(map("#".__eq__, map(operator.itemgetter(1), entities)), bool)
     if numeric.all():
-        return _numeric_table(entities, folds)
+        return _numeric_table(entities)
     if not numeric.any():
-        return _named_table(entities, folds)
+        return _named_table(entities)
     consumed = np.empty(len(entities), np.int64)
     reads = np.empty(len(entities), object)
     for kind, table in ((numeric, _numeric_table), (~numeric, _named_table)):
         at = np.flatnonzero(kind)
-        consumed[at], reads[at] = table(list(compress(entities, kind)), folds)
+        consumed[at], reads[at] = table(list(compress(entities, kind)))
     return consumed, reads.tolist()
 
 
-def _numeric_table(numbers: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
+def _numeric_table(numbers: list[str]) -> tuple[np.ndarray, list[str]]:
     """``_entity_table`` of numeric candidates (each read whole)."""
-    references = _CHARACTER_REFERENCES if folds is None else folds.references
     consumed = np.fromiter(map(len, numbers), np.int64, len(numbers))
-    return consumed, _numeric_references(numbers, references)
+    return consumed, _numeric_references(numbers, _CHARACTER_REFERENCES)
 
 
-def _named_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
+def _named_table(entities: list[str]) -> tuple[np.ndarray, list[str]]:
     """``_entity_table`` of named candidates."""
     took, keys = _named_references(entities)
     names = {key: html5[key] for key in set(keys) if key} | {"": ""}
-    if folds is not None:
-        names = {key: read.translate(folds) for key, read in names.items()}
-    return np.array(took, np.int64), list(map(names.__getitem__, keys))
+    return took, list(map(names.__getitem__, keys))
 
 
 _BARE_NAMES = frozenset(name for name in html5 if not name.endswith(";"))
@@ -533,9 +590,9 @@ _LONGEST_BARE_NAME = max(map(len, _BARE_NAMES))
 
 
 class _BarePrefixes(dict[str, tuple[int, str]]):
-    """The longest bare name a name not in HTML5 starts with, by the name's first
-    ``_LONGEST_BARE_NAME + 1`` characters (all that decides it): (how many characters its read
-    consumes, the name; ``(0, "")`` for none)."""
+    """The longest bare name a name not in HTML5 starts with, by the name's head
+    (``_bare_head``: all that decides it): (how many characters its read consumes, the name;
+    ``(0, "")`` for none)."""
 
     def __missing__(self, head: str) -> tuple[int, str]:
         value = (0, "")
@@ -547,19 +604,37 @@ class _BarePrefixes(dict[str, tuple[int, str]]):
         return value
 
 
-def _named_references(entities: list[str]) -> tuple[list[int], list[str]]:
+_SHORT_HEAD = 4
+"""A name whose first four characters start no bare name of four or more is decided by them
+(a proper prefix of it that is a bare name has at most three characters)."""
+_LONG_STARTS = frozenset(name[:_SHORT_HEAD] for name in _BARE_NAMES if len(name) >= _SHORT_HEAD)
+"""The first four characters of the bare names of four characters or more."""
+
+
+def _named_references(entities: list[str]) -> tuple[np.ndarray, list[str]]:
     """Of each named entity candidate (``&gt``, ``&notit;``): how many characters its read
     consumes (0: none) and the HTML5 name read (``""`` where none): the whole name, else the
-    longest name it starts with (``&gtA`` reads ``&gt``), in bulk, worked out once per distinct
-    head of a name."""
+    longest name it starts with (``&gtA`` reads ``&gt``), in bulk: a name not in HTML5 is read
+    once per distinct head (its first four characters where no longer bare name starts so,
+    else its first ``_LONGEST_BARE_NAME + 1``), so ``&amp1&amp2…`` costs ten reads."""
+    n = len(entities)
     names = [entity[1:] for entity in entities]
-    took = [len(e) if known else 0 for e, known in zip(entities, map(html5.__contains__, names))]
-    keys = [name if t else "" for name, t in zip(names, took)]
-    unread = [k for k, (t, e) in enumerate(zip(took, entities)) if not t and len(e) > 3]
-    heads = [names[k][: _LONGEST_BARE_NAME + 1] for k in unread]
-    for k, (consumed, key) in zip(unread, map(_BarePrefixes().__getitem__, heads)):
-        took[k], keys[k] = consumed, key
-    return took, keys
+    known = np.fromiter(map(html5.__contains__, names), bool, n)
+    lengths = np.fromiter(map(len, entities), np.int64, n)
+    took = np.where(known, lengths, 0)
+    if known.all():
+        return took, names
+    keys = np.array(names, object)
+    keys[~known] = ""
+    unread = np.flatnonzero(~known & (lengths > 3))
+    heads = [entity[1 : _SHORT_HEAD + 1] for entity in entities]
+    if len(unread) < n:
+        heads = list(map(heads.__getitem__, unread.tolist()))
+    for k in np.flatnonzero(np.fromiter(map(_LONG_STARTS.__contains__, heads), bool)).tolist():
+        heads[k] = names[unread[k]][: _LONGEST_BARE_NAME + 1]
+    if len(heads):
+        took[unread], keys[unread] = zip(*map(_BarePrefixes().__getitem__, heads))
+    return took, keys.tolist()
 
 
 def _one_to_one(text: str, folds: _FoldTable) -> str:
