@@ -412,3 +412,35 @@ def test_the_token_scanner_splits_as_entity_candidates_or_other_tokens(text: str
         tokens = _scanner(reading, odd, False, False).pattern[1:-1]
         reference = re.compile(f"({candidate}|{tokens})")
         assert _token_scanner(reading, odd).split(text) == reference.split(text), (reading, text)
+
+
+BARE_NAMES = sorted(name for name in html5 if not name.endswith(";"))
+
+
+def test_named_candidates_read_by_their_head_as_by_the_longest_name_they_start_with() -> None:
+    """Every bare HTML5 name and each of its prefixes, followed by nothing, a letter, a digit
+    or another name: read in bulk (a name not in HTML5 decided by its first four characters
+    unless a bare name of four or more starts so) as one prefix at a time."""
+    stems = sorted({name[:size] for name in BARE_NAMES for size in range(1, len(name) + 1)})
+    candidates = [
+        f"&{stem}{tail}" for stem in stems for tail in ("", "x", "1", "Z9", "amp", "frac12", ";")
+    ]
+    candidates = [c for c in candidates if ENTITY.fullmatch(c)]
+    took, keys = _named_references(candidates)
+    for candidate, consumed, key in zip(candidates, took.tolist(), keys):
+        read = (html5[key], consumed) if consumed else None
+        assert read == reference_named(candidate), candidate
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(TEXTS, min_size=2, max_size=4), st.lists(st.sampled_from(READINGS), min_size=4))
+@example(["<b title='&amp1'>&gt;&amp1", "<i>&gt;&amp1"], ["plain", "rendered", "plain"])
+def test_readings_one_after_another_read_as_each_alone(texts: list[str], order: list) -> None:
+    """Readings of several texts, one after another in any order (the entity table one reading
+    keeps for the next of the same text): each as a reading of that text alone (the
+    token-by-token reading)."""
+    for k, reading in enumerate(order):
+        text = texts[k % len(texts)] * 3
+        fast, slow = canonical(text, reading), general(text, reading)
+        assert fast.text == slow.text, (reading, text)
+        assert inexact(fast) == inexact(slow), (reading, text)
