@@ -27,6 +27,7 @@ from inspect_arenahard.judging.canonical import (
     ENTITY,
     READINGS,
     Canonical,
+    EntityReads,
     _escapes_and_markup_only,
     _events,
     _named_references,
@@ -436,11 +437,12 @@ def test_named_candidates_read_by_their_head_as_by_the_longest_name_they_start_w
 @given(st.lists(TEXTS, min_size=2, max_size=4), st.lists(st.sampled_from(READINGS), min_size=4))
 @example(["<b title='&amp1'>&gt;&amp1", "<i>&gt;&amp1"], ["plain", "rendered", "plain"])
 def test_readings_one_after_another_read_as_each_alone(texts: list[str], order: list) -> None:
-    """Readings of several texts, one after another in any order (the entity table one reading
-    keeps for the next of the same text): each as a reading of that text alone (the
-    token-by-token reading)."""
+    """Readings of several texts one after another in any order, given the entity table the
+    reading before kept (made for the readings of one text): each as a reading of that text
+    alone (the token-by-token reading)."""
+    entities = EntityReads()
     for k, reading in enumerate(order):
         text = texts[k % len(texts)] * 3
-        fast, slow = canonical(text, reading), general(text, reading)
+        fast, slow = canonical(text, reading, entities), general(text, reading)
         assert fast.text == slow.text, (reading, text)
         assert inexact(fast) == inexact(slow), (reading, text)

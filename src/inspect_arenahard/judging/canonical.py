@@ -24,9 +24,11 @@ recognised span is rewritten where it was written, whatever its spelling. Each r
 pass over the text: one pattern splits it where the reading does not copy a character (runs of
 dropped or expanding characters, tags, LaTeX), with bounded or possessive patterns; entities are
 found by the same split and read from a table of the distinct tokens (numbers worked out by
-array passes), non-ASCII text is folded in one array pass (a read per distinct character), the
-reading is gathered from the folded text and the tokens' reads by array passes, and a comment's
-end is found by a single search of the whole text. The map is built with array operations, and
+array passes, names once per distinct head) that the readings of one text share
+(``EntityReads``: each reading folds the shared reads), non-ASCII text is folded in one array
+pass (a read per distinct character), the reading is gathered from the folded text and the
+tokens' reads by array passes, and a comment's end is found by a single search of the whole
+text. The map is built with array operations, and
 only when it is asked for (most texts are only searched).
 """
 
@@ -374,8 +376,11 @@ def _spelling(ch: str) -> str:
     return "invisible" if not folded or unicodedata.category(ch) == "Mn" else "compatibility"
 
 
-def canonical(text: str, reading: Reading = "plain") -> Canonical:
-    """``text`` as read in ``reading`` (module docstring), with the map back to the original."""
+def canonical(
+    text: str, reading: Reading = "plain", entities: EntityReads | None = None
+) -> Canonical:
+    """``text`` as read in ``reading`` (module docstring), with the map back to the original;
+    ``entities``: what the readings of this text before it found its entities read as."""
     if reading == "raw":
         return Canonical(text, text, reading)
     if reading == "rendered" and _escapes_and_markup_only(text):
@@ -394,7 +399,7 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         parts[1::2] = map(_Reads(folds).__getitem__, tokens)
         return Canonical("".join(parts), text, reading, partial(_split_cuts, tokens, parts))
     if not closable and not _beside_ampersand(text, odd, folds):
-        return _tokens_and_entities(text, reading, odd, folds)
+        return _tokens_and_entities(text, reading, odd, folds, entities or EntityReads())
     # one token after another: a comment hides what follows up to its end, and a run with an
     # ``&`` is read a character at a time
     firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
@@ -406,7 +411,9 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
 
 
-def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTable) -> Canonical:
+def _tokens_and_entities(
+    text: str, reading: Reading, odd: str, folds: _FoldTable, entities: EntityReads
+) -> Canonical:
     """The reading of a text where every token (a run of dropped or expanding characters, a
     tag, a LaTeX command) and every entity reads the same wherever it stands: one split finds
     them all, and what each shows is worked out once per distinct token and looked up by its
@@ -420,7 +427,7 @@ def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTabl
     )
     distinct = list(number)
     written = np.fromiter(map(len, distinct), np.int64, len(distinct))
-    consumed, size, show_at, shown, shows = _token_reads(distinct, written, folds)
+    consumed, size, shown, shows = _token_reads(distinct, written, folds, entities)
     lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
     lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
     lengths[1::2] = written[ids]
@@ -429,7 +436,7 @@ def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTabl
     pool = np.concatenate([_one_to_one_codes(text, folds), code_points(shows)])
     starts = np.empty(len(parts), np.int64)
     starts[0::2] = origins[0::2]
-    starts[1::2] = (show_at + len(text))[ids]
+    starts[1::2] = (shown.cumsum() - shown + len(text))[ids]
     sizes = lengths.copy()
     sizes[1::2] = shown[ids]
     at = np.repeat(starts - (sizes.cumsum() - sizes), sizes) + np.arange(sizes.sum())
@@ -456,61 +463,47 @@ def _token_scanner(reading: Reading, odd: str) -> re.Pattern[str]:
     return _scanner(reading, odd, False, False, entities=True)
 
 
-class _TokenReads(NamedTuple):
-    """What each distinct token reads as: how many characters its read consumes (0: an entity
-    candidate that does not decode), how long the read is, and where its show (what the reading
-    shows in its place) starts in ``shows`` and how long it is."""
-
-    consumed: np.ndarray
-    size: np.ndarray
-    show_at: np.ndarray
-    shown: np.ndarray
-    shows: str
-    """Every token's show joined: for an entity, its read and what it leaves unread, or the
-    candidate as written (entities' shows first, then the others')."""
-
-
-def _token_reads(tokens: list[str], written: np.ndarray, folds: _FoldTable) -> _TokenReads:
-    """``_TokenReads`` of the distinct ``tokens`` (``written``: their lengths)."""
-    heads = code_points("".join(tokens))[written.cumsum() - written]
-    entity = heads == ord("&")
+def _token_reads(
+    tokens: list[str], written: np.ndarray, folds: _FoldTable, entities: EntityReads
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Of each distinct token (``written``: their lengths): how many characters its read
+    consumes (0: an entity candidate that does not decode), how long the read is and how long
+    its show is (what the reading shows in its place: for an entity, its read and what it
+    leaves unread, or the candidate as written); and every show, joined."""
+    entity = np.fromiter(map("&".__eq__, map(operator.itemgetter(0), tokens)), bool, len(tokens))
     if entity.all():
-        consumed, size, shows = _entity_reads(tokens, folds)
-        shown = np.fromiter(map(len, shows), np.int64, len(shows))
-        return _TokenReads(consumed, size, shown.cumsum() - shown, shown, "".join(shows))
-    other = ~entity
-    reads = list(map(_Reads(folds).__getitem__, compress(tokens, other.tolist())))
-    size = np.empty(len(tokens), np.int64)
-    size[other] = np.fromiter(map(len, reads), np.int64, len(reads))
-    shown = size.copy()
-    consumed = written.copy()
-    joined = "".join(reads)
-    if entity.any():
-        consumed[entity], size[entity], shows = _entity_reads(
-            list(compress(tokens, entity.tolist())), folds
-        )
-        shown[entity] = np.fromiter(map(len, shows), np.int64, len(shows))
-        joined = "".join(shows) + joined
-    show_at = np.empty(len(tokens), np.int64)
-    for kind, offset in ((entity, 0), (other, int(shown[entity].sum()))):
-        mine = shown[kind]
-        show_at[kind] = mine.cumsum() - mine + offset
-    return _TokenReads(consumed, size, show_at, shown, joined)
+        consumed, size, shows = _entity_reads(tokens, folds, entities)
+    else:
+        consumed = written.copy()
+        size = np.empty(len(tokens), np.int64)
+        showing = np.empty(len(tokens), object)
+        other = ~entity
+        reads = list(map(_Reads(folds).__getitem__, compress(tokens, other.tolist())))
+        showing[other] = reads
+        size[other] = np.fromiter(map(len, reads), np.int64, len(reads))
+        if entity.any():
+            candidates = list(compress(tokens, entity.tolist()))
+            consumed[entity], size[entity], showing[entity] = _entity_reads(
+                candidates, folds, entities
+            )
+        shows = showing.tolist()
+    shown = np.fromiter(map(len, shows), np.int64, len(shows))
+    return consumed, size, shown, "".join(shows)
 
 
 def _entity_reads(
-    entities: list[str], folds: _FoldTable
+    candidates: list[str], folds: _FoldTable, entities: EntityReads
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Of each distinct entity candidate (ASCII: the reading shows its characters as written):
     how many characters its read consumes (0: it does not decode), how long the read is, and
     what it shows (the read and what it leaves unread, or the candidate as written)."""
-    table = _shared_entity_table(entities)
+    table = entities.table(candidates)
     consumed, reads = table.consumed, _folded(table.reads, folds)
     size = np.fromiter(map(len, reads), np.int64, len(reads))
     if table.whole:  # every candidate read whole (numeric ones always are)
         return consumed, size, reads
     took = consumed.tolist()
-    shows = [r + w[c:] if c else w for r, w, c in zip(reads, entities, took)]
+    shows = [r + w[c:] if c else w for r, w, c in zip(reads, candidates, took)]
     return consumed, size, shows
 
 
@@ -524,22 +517,26 @@ class _EntityTable(NamedTuple):
     """Whether every candidate's read consumes all of it."""
 
 
-_last_table: _EntityTable | None = None
+class EntityReads:
+    """What the entity candidates of a text read as, kept from one of its readings for the
+    next: the readings of one text find the same candidates (but where a tag or a LaTeX
+    escape holds one), so a later reading compares their lists instead of reading every
+    candidate again. One per text, for its readings in one thread."""
 
+    def __init__(self) -> None:
+        self._last: _EntityTable | None = None
 
-def _shared_entity_table(entities: list[str]) -> _EntityTable:
-    """``_entity_table`` of the candidates, kept until the next call: the readings of one text
-    find the same candidates (but where a tag or a LaTeX escape holds one), so a second reading
-    of it compares their lists instead of reading every candidate again. One table, replaced
-    whole (a thread reading another text meanwhile only costs a recomputation)."""
-    global _last_table
-    last = _last_table
-    if last is not None and last.candidates == entities:
-        return last
-    consumed, reads = _entity_table(entities)
-    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
-    _last_table = table = _EntityTable(entities, consumed, reads, bool((consumed == lengths).all()))
-    return table
+    def table(self, candidates: list[str]) -> _EntityTable:
+        """``_entity_table`` of the distinct ``candidates`` (kept, with the list, until the next
+        call: the caller leaves the list as it is)."""
+        last = self._last
+        if last is not None and last.candidates == candidates:
+            return last
+        consumed, reads = _entity_table(candidates)
+        lengths = np.fromiter(map(len, candidates), np.int64, len(candidates))
+        whole = bool((consumed == lengths).all())
+        self._last = table = _EntityTable(candidates, consumed, reads, whole)
+        return table
 
 
 def _folded(reads: list[str], folds: _FoldTable) -> list[str]:
@@ -617,24 +614,16 @@ def _named_references(entities: list[str]) -> tuple[np.ndarray, list[str]]:
     longest name it starts with (``&gtA`` reads ``&gt``), in bulk: a name not in HTML5 is read
     once per distinct head (its first four characters where no longer bare name starts so,
     else its first ``_LONGEST_BARE_NAME + 1``), so ``&amp1&amp2…`` costs ten reads."""
-    n = len(entities)
     names = [entity[1:] for entity in entities]
-    known = np.fromiter(map(html5.__contains__, names), bool, n)
-    lengths = np.fromiter(map(len, entities), np.int64, n)
-    took = np.where(known, lengths, 0)
-    if known.all():
-        return took, names
-    keys = np.array(names, object)
-    keys[~known] = ""
-    unread = np.flatnonzero(~known & (lengths > 3))
-    heads = [entity[1 : _SHORT_HEAD + 1] for entity in entities]
-    if len(unread) < n:
-        heads = list(map(heads.__getitem__, unread.tolist()))
-    for k in np.flatnonzero(np.fromiter(map(_LONG_STARTS.__contains__, heads), bool)).tolist():
+    took = [len(e) if known else 0 for e, known in zip(entities, map(html5.__contains__, names))]
+    keys = [name if t else "" for name, t in zip(names, took)]
+    unread = [k for k, (t, e) in enumerate(zip(took, entities)) if not t and len(e) > 3]
+    heads = [names[k][:_SHORT_HEAD] for k in unread]
+    for k in compress(range(len(heads)), map(_LONG_STARTS.__contains__, heads)):
         heads[k] = names[unread[k]][: _LONGEST_BARE_NAME + 1]
-    if len(heads):
-        took[unread], keys[unread] = zip(*map(_BarePrefixes().__getitem__, heads))
-    return took, keys.tolist()
+    for k, (consumed, key) in zip(unread, map(_BarePrefixes().__getitem__, heads)):
+        took[k], keys[k] = consumed, key
+    return np.array(took, np.int64), keys
 
 
 def _one_to_one(text: str, folds: _FoldTable) -> str:
