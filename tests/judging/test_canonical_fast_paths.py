@@ -23,6 +23,7 @@ from inspect_arenahard.judging.canonical import (
     _CHARACTER_REFERENCES,
     _FOLDS,
     _LATEX,
+    _MARKUP,
     _TAG_START,
     ENTITY,
     READINGS,
@@ -436,6 +437,7 @@ def test_named_candidates_read_by_their_head_as_by_the_longest_name_they_start_w
 @settings(max_examples=200, deadline=None)
 @given(st.lists(TEXTS, min_size=2, max_size=4), st.lists(st.sampled_from(READINGS), min_size=4))
 @example(["<b title='&amp1'>&gt;&amp1", "<i>&gt;&amp1"], ["plain", "rendered", "plain"])
+@example(["&#42;<b>&gt;&lowbar;&#x2a&ast", "&#42;<b>&gt;&lowbar;&#x2a&ast"], ["plain", "rendered"])
 def test_readings_one_after_another_read_as_each_alone(texts: list[str], order: list) -> None:
     """Readings of several texts one after another in any order, given the entity table the
     reading before kept (made for the readings of one text): each as a reading of that text
@@ -446,3 +448,13 @@ def test_readings_one_after_another_read_as_each_alone(texts: list[str], order: 
         fast, slow = canonical(text, reading, entities), general(text, reading)
         assert fast.text == slow.text, (reading, text)
         assert inexact(fast) == inexact(slow), (reading, text)
+
+
+def test_the_rendered_fold_is_the_plain_fold_without_markup() -> None:
+    """What lets the rendered reading take the plain reading's entity reads: the plain fold keeps
+    each markup character as itself, and the rendered fold differs from it only there (every
+    code point of the first two planes, and the rest sampled)."""
+    plain, rendered = _FOLDS["plain"], _FOLDS["rendered"]
+    assert all(plain[ord(mark)] == mark for mark in _MARKUP)
+    codes = [*range(0x20000), *range(0x20000, 0x110000, 97)]
+    assert [rendered[c] for c in codes] == ["" if chr(c) in _MARKUP else plain[c] for c in codes]

@@ -220,7 +220,7 @@ def _decoded(entity: str) -> tuple[str, int] | None:
     """(what ``html.unescape`` makes of the entity at the start of ``entity``, how many of its
     characters that reads), or None when it reads none. A name without its semicolon is read
     as the longest HTML5 name it starts with (``&gtA`` is ``>`` then ``A``)."""
-    consumed, reads = _entity_table([entity])
+    consumed, reads = _entity_table([entity], None)
     return (reads[0], int(consumed[0])) if consumed[0] else None
 
 
@@ -497,8 +497,8 @@ def _entity_reads(
     """Of each distinct entity candidate (ASCII: the reading shows its characters as written):
     how many characters its read consumes (0: it does not decode), how long the read is, and
     what it shows (the read and what it leaves unread, or the candidate as written)."""
-    table = entities.table(candidates)
-    consumed, reads = table.consumed, _folded(table.reads, folds)
+    table = entities.table(candidates, folds)
+    consumed, reads = table.consumed, table.reads
     size = np.fromiter(map(len, reads), np.int64, len(reads))
     if table.whole:  # every candidate read whole (numeric ones always are)
         return consumed, size, reads
@@ -508,9 +508,10 @@ def _entity_reads(
 
 
 class _EntityTable(NamedTuple):
-    """What each distinct entity candidate of a text reads as, before any reading's fold."""
+    """What each distinct entity candidate of a text reads as in one reading."""
 
     candidates: list[str]
+    folds: _FoldTable
     consumed: np.ndarray
     reads: list[str]
     whole: bool
@@ -521,62 +522,79 @@ class EntityReads:
     """What the entity candidates of a text read as, kept from one of its readings for the
     next: the readings of one text find the same candidates (but where a tag or a LaTeX
     escape holds one), so a later reading compares their lists instead of reading every
-    candidate again. One per text, for its readings in one thread."""
+    candidate again, and the rendered reading takes the plain reading's reads but those
+    holding a markup character (``_FoldTable``: the two folds differ only there). One per
+    text, for its readings in one thread."""
 
     def __init__(self) -> None:
         self._last: _EntityTable | None = None
 
-    def table(self, candidates: list[str]) -> _EntityTable:
-        """``_entity_table`` of the distinct ``candidates`` (kept, with the list, until the next
-        call: the caller leaves the list as it is)."""
+    def table(self, candidates: list[str], folds: _FoldTable) -> _EntityTable:
+        """``_entity_table`` of the distinct ``candidates`` folded by ``folds`` (kept, with the
+        list, until the next call: the caller leaves the list as it is)."""
         last = self._last
         if last is not None and last.candidates == candidates:
-            return last
-        consumed, reads = _entity_table(candidates)
+            if last.folds is folds:
+                return last
+            if last.folds is _FOLDS["plain"] and folds is _FOLDS["rendered"]:
+                reads = _rendered_reads(last.reads, candidates)
+                self._last = table = last._replace(folds=folds, reads=reads)
+                return table
+        consumed, reads = _entity_table(candidates, folds)
         lengths = np.fromiter(map(len, candidates), np.int64, len(candidates))
         whole = bool((consumed == lengths).all())
-        self._last = table = _EntityTable(candidates, consumed, reads, whole)
+        self._last = table = _EntityTable(candidates, folds, consumed, reads, whole)
         return table
 
 
-def _folded(reads: list[str], folds: _FoldTable) -> list[str]:
-    """``reads`` folded for a reading: a lookup per read where each is one character (a
-    numeric entity's always is but where it reads as nothing)."""
-    if all(map(_ONE_CHARACTER.__eq__, map(len, reads))):
-        return list(map(folds.__getitem__, map(ord, reads)))
-    return [read.translate(folds) for read in reads]
+def _rendered_reads(plain: list[str], candidates: list[str]) -> list[str]:
+    """The rendered reading's reads of the ``candidates`` from the plain reading's: the same
+    but where one holds a markup character, read again (the plain fold keeps a markup
+    character as itself, and the rendered fold differs from it only on those, which it drops:
+    a plain read without one is the rendered read)."""
+    if _MARKUP_CHARACTER.search("".join(plain)) is None:
+        return plain
+    reads = list(plain)
+    again = [k for k, read in enumerate(plain) if _MARKUP_CHARACTER.search(read)]
+    _, fresh = _entity_table([candidates[k] for k in again], _FOLDS["rendered"])
+    for k, read in zip(again, fresh):
+        reads[k] = read
+    return reads
 
 
-_ONE_CHARACTER = 1
+_MARKUP_CHARACTER = re.compile(f"[{re.escape(''.join(sorted(_MARKUP)))}]")
 
 
-def _entity_table(entities: list[str]) -> tuple[np.ndarray, list[str]]:
+def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
     """Of each entity candidate: how many characters its read consumes (0: it does not decode)
-    and what it reads as (``""`` where it does not decode), in bulk (a text of distinct
-    entities, ``&#1&#2…``, costs no call per entity)."""
+    and what it reads as, folded by ``folds`` where given (``""`` where it does not decode), in
+    bulk (a text of distinct entities, ``&#1&#2…``, costs no call per entity)."""
     numeric = np.fromiter(map("#".__eq__, map(operator.itemgetter(1), entities)), bool)
     if numeric.all():
-        return _numeric_table(entities)
+        return _numeric_table(entities, folds)
     if not numeric.any():
-        return _named_table(entities)
+        return _named_table(entities, folds)
     consumed = np.empty(len(entities), np.int64)
     reads = np.empty(len(entities), object)
     for kind, table in ((numeric, _numeric_table), (~numeric, _named_table)):
         at = np.flatnonzero(kind)
-        consumed[at], reads[at] = table(list(compress(entities, kind)))
+        consumed[at], reads[at] = table(list(compress(entities, kind)), folds)
     return consumed, reads.tolist()
 
 
-def _numeric_table(numbers: list[str]) -> tuple[np.ndarray, list[str]]:
+def _numeric_table(numbers: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
     """``_entity_table`` of numeric candidates (each read whole)."""
+    references = _CHARACTER_REFERENCES if folds is None else folds.references
     consumed = np.fromiter(map(len, numbers), np.int64, len(numbers))
-    return consumed, _numeric_references(numbers, _CHARACTER_REFERENCES)
+    return consumed, _numeric_references(numbers, references)
 
 
-def _named_table(entities: list[str]) -> tuple[np.ndarray, list[str]]:
+def _named_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
     """``_entity_table`` of named candidates."""
     took, keys = _named_references(entities)
     names = {key: html5[key] for key in set(keys) if key} | {"": ""}
+    if folds is not None:
+        names = {key: read.translate(folds) for key, read in names.items()}
     return took, list(map(names.__getitem__, keys))
 
 
