@@ -227,7 +227,7 @@ def bootstrap_cpu(
     import inspect_arenahard.stats.estimates as estimates
 
     argv = ["leaderboard", "--battles", str(path), "--ci-method", "official", "--rounds", str(options.rounds)]  # fmt: skip
-    fits, inside, alone = estimates.bootstrap_fits, [], []
+    fits, inside, alone = bootstrap_fits, [], []
 
     def timed(*args: Any, **kwargs: Any) -> Any:
         clock = time.process_time()
@@ -244,11 +244,11 @@ def bootstrap_cpu(
             text=True,
         )
         inside.append(float(child.stderr.rsplit("BOOTSTRAP_CPU", 1)[1]))
-        estimates.bootstrap_fits = timed
+        setattr(estimates, "bootstrap_fits", timed)
         try:
             rank(read, options)
         finally:
-            estimates.bootstrap_fits = fits
+            setattr(estimates, "bootstrap_fits", fits)
     return min(inside), min(alone)
 
 
