@@ -463,13 +463,12 @@ def from_battle_columns(
         version=kept(None), epoch=np.ones(size, dtype=np.int64),
     )  # fmt: skip
     # the columns a file lacks hold None alone: known here, not found by reading a million rows
-    absent = {
-        "baseline": None,
-        "version": None,
-        "category": columns.category,
-        "judge": columns.judge,
-    }
-    battles._values.update({name: frozenset({None}) for name, v in absent.items() if v is None})
+    absent = [
+        "baseline",
+        "version",
+        *(n for n in ("category", "judge") if getattr(columns, n) is None),
+    ]
+    battles._values.update(dict.fromkeys(absent, frozenset({None})))
     return battles
 
 
