@@ -100,7 +100,8 @@ class CodeFolds:
         found = table[codes]
         unknown = found == _UNKNOWN
         if unknown.any():
-            self._learn(np.unique(codes[unknown]))
+            new = np.sort(codes[unknown]).astype(np.int64)  # distinct by sorting (faster)
+            self._learn(new[np.diff(new, prepend=-1) != 0])
             found = table[codes]
         return found
 
