@@ -42,9 +42,9 @@ from inspect_arenahard.stats.game_record import (
     SCORE_RECORDS_VERSION,
     GameRecord,
     GameScore,
-    ScoredGame,
+    SampleGames,
 )
-from inspect_arenahard.stats.game_rows import GameRows, SampleGames, unparsed_count
+from inspect_arenahard.stats.game_rows import GameRows, unparsed_count
 
 DAMAGED = (
     KeyError, ValueError, TypeError, OSError, EOFError, NotImplementedError, zipfile.BadZipFile,
@@ -452,7 +452,9 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
     """
     selected, result = select_runs(paths)
     samples: list[SampleGames] = []
-    kept: dict[tuple[Any, ...], tuple[int, int, ScoredGame, Run]] = {}
+    # game -> (its sample in ``samples``, its place among the sample's games, its run in
+    # ``result.runs``): plain numbers, so the collector soon stops scanning these tuples
+    kept: dict[tuple[Any, ...], tuple[int, int, int]] = {}
     for path, header in selected:
         run = _run(path, header)
         result.runs.append(run)
@@ -475,8 +477,8 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
             if found is SKIPPED_SAMPLE:
                 run.skipped_samples += 1
                 continue
-            games = found.score.games
-            if games and found.score.canary:
+            games = found.games
+            if games and found.canary:
                 result.canaries += found.records()
                 run.canary_games += len(games)
                 continue
@@ -488,11 +490,11 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
             for index, game in enumerate(games):
                 key = found.key(game)
                 if key in kept:
-                    old = kept[key][3]
+                    old = result.runs[kept[key][2]]
                     old.replaced += 1
                     pair = (old.path, run.path)
                     result.replaced_by[pair] = result.replaced_by.get(pair, 0) + 1
-                kept[key] = (number, index, game, run)
+                kept[key] = (number, index, len(result.runs) - 1)
         if scored is not None and not scored.scored_all(path):
             _hand_over(path, run, scored)
     rows = [kept[key] for key in sorted(kept, key=_sortable)]
@@ -500,7 +502,6 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
         samples,
         np.fromiter(map(itemgetter(0), rows), np.int64, count=len(rows)),
         np.fromiter(map(itemgetter(1), rows), np.int64, count=len(rows)),
-        list(map(itemgetter(2), rows)),
     )
     return result
 
@@ -536,7 +537,7 @@ def _sortable(key: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple(f"{v:>12}" if isinstance(v, int) else str(v) for v in key)
 
 
-SKIPPED_SAMPLE = SampleGames(GameScore(None, None, None), "", 0, "", "", "", "", None, "", "")
+SKIPPED_SAMPLE = SampleGames("", 0, "", "", None, (), None, 0, False, "", None, "", "")
 """What ``_sample_games`` returns for a sample adaptive judging skipped (compared by identity)."""
 
 

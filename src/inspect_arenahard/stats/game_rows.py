@@ -1,7 +1,7 @@
 """Game records as the log reader keeps them: each sample's parsed score once, records on demand.
 
-A log's sample score (``GameScore``) holds two games; the reader keeps the parsed score and,
-per game kept, which sample and which of its games it is. The ``GameRecord`` dicts, the contract
+A log's sample score (``GameScore``) holds two games; the reader keeps what the records need of
+the parsed score (``SampleGames``) and, per game kept, which sample and which of its games it is. The ``GameRecord`` dicts, the contract
 between stages, are made from these only when a caller reads them (``GameRows`` is a sequence of
 records), while a ranking builds its columns straight from the scores
 (``stats.game_table.game_table``): one parse of the score metadata serves both.
@@ -10,71 +10,12 @@ records), while a ranking builds its columns straight from the scores
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, overload
 
 import numpy as np
 
-from inspect_arenahard.stats.game_record import GameRecord, GameScore, ScoredGame
-
-
-@dataclass(frozen=True)
-class SampleGames:
-    """One sample's parsed judge score and where it was read: everything its records hold."""
-
-    score: GameScore
-    question_id: str
-    epoch: int
-    log_model: str
-    """The log's model: the records' model when the score names none."""
-    model: str
-    """The model under test, as its records name it (the score's, else the log's)."""
-    baseline: str
-    """The baseline, as its records name it."""
-    log: str
-    version: str | None
-    protocol: str
-    settings: str
-    """The run's verdict-changing settings (with the sample's neutralisation rules)."""
-
-    @classmethod
-    def of(
-        cls,
-        score: GameScore,
-        *,
-        question_id: str,
-        epoch: int,
-        log_model: str,
-        log: str,
-        version: str | None,
-        protocol: str,
-        settings: str,
-    ) -> SampleGames:
-        """The sample of ``score`` read from the log ``log`` of the model ``log_model``."""
-        model, baseline = score.model or log_model, str(score.baseline)
-        return cls(
-            score, question_id, epoch, log_model, model, baseline, log, version, protocol, settings
-        )
-
-    def records(self) -> list[GameRecord]:
-        """Its game records (``GameScore.records``), one per game in the score's order."""
-        return self.score.records(
-            question_id=self.question_id,
-            epoch=self.epoch,
-            model=self.log_model,
-            log=self.log,
-            version=self.version,
-            protocol=self.protocol,
-            settings=self.settings,
-        )
-
-    def key(self, game: ScoredGame) -> tuple[Any, ...]:
-        """The identity of one of its games (``inspect_arenahard.logs.reader.game_key`` of its record)."""
-        return (
-            self.model, self.baseline, game.judge, self.question_id,
-            self.epoch or 1, game.game, self.protocol,
-        )  # fmt: skip
+from inspect_arenahard.stats.game_record import GameRecord, SampleGames, ScoredGame
 
 
 class GameRows(Sequence[GameRecord]):
@@ -141,7 +82,7 @@ class GameRows(Sequence[GameRecord]):
     def scored(self) -> list[ScoredGame]:
         """Each row's game as its score holds it."""
         samples = self.samples
-        return [samples[s].score.games[g] for s, g in zip(self.sample.tolist(), self.game.tolist())]
+        return [samples[s].games[g] for s, g in zip(self.sample.tolist(), self.game.tolist())]
 
     def settings(self) -> set[str]:
         """The distinct verdict-changing settings of the rows."""

@@ -260,17 +260,7 @@ def _row_columns(rows: GameRows) -> _Columns:
     sample's games share once per sample, the games' own once per game."""
     used, row_sample = np.unique(rows.sample, return_inverse=True)
     samples = [rows.samples[i] for i in used.tolist()]
-    scores = [s.score for s in samples]
-    shared = [
-        [s.model for s in samples],
-        [s.baseline for s in samples],
-        [s.question_id for s in samples],
-        [score.category for score in scores],
-        [s.version for s in samples],
-        [s.epoch for s in samples],
-        [score.strong_weight for score in scores],
-        [score.style for score in scores],
-    ]
+    shared = [list(map(attrgetter(name), samples)) for name in _SAMPLE_FIELDS]
     own = [list(map(attrgetter(name), rows.scored)) for name in _GAME_FIELDS]
     return shared, own, row_sample.reshape(-1).astype(np.int64), set()
 
