@@ -1,16 +1,18 @@
 """Game records as the log reader keeps them: each sample's parsed score once, records on demand.
 
 A log's sample score (``GameScore``) holds two games; the reader keeps what the records need of
-the parsed score (``SampleGames``) and, per game kept, which sample and which of its games it is. The ``GameRecord`` dicts, the contract
-between stages, are made from these only when a caller reads them (``GameRows`` is a sequence of
-records), while a ranking builds its columns straight from the scores
-(``stats.game_table.game_table``): one parse of the score metadata serves both.
+the parsed score (``SampleGames``) and, per game kept, which sample and which of its games it
+is. The ``GameRecord`` dicts, the contract between stages, are made from these only when a
+caller reads them (``GameRows`` is a sequence of records), while a ranking builds its columns
+straight from the samples (``stats.game_table.game_table``): one parse of the score metadata
+serves both, and 60,000 games read for a leaderboard never become 60,000 dicts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import cached_property
+from operator import attrgetter
 from typing import Any, overload
 
 import numpy as np
@@ -23,24 +25,17 @@ class GameRows(Sequence[GameRecord]):
     ``samples[sample[i]]``. The records are made on first use, all at once, and kept (a caller
     sees the same dict each time); a ranking reads the scores instead (``game_table``)."""
 
-    def __init__(
-        self,
-        samples: Sequence[SampleGames],
-        sample: np.ndarray,
-        game: np.ndarray,
-        scored: list[ScoredGame] | None = None,
-    ):
+    def __init__(self, samples: Sequence[SampleGames], sample: np.ndarray, game: np.ndarray):
         self.samples = samples
         self.sample = sample
         self.game = game
-        if scored is not None:  # each row's game, when the caller has them at hand
-            self.__dict__["scored"] = scored
 
     def __len__(self) -> int:
         return len(self.sample)
 
     @cached_property
     def _records(self) -> list[GameRecord]:
+        """Every row's record, each sample's made once."""
         built: dict[int, list[GameRecord]] = {}
         samples = self.samples
         out = []
@@ -65,6 +60,14 @@ class GameRows(Sequence[GameRecord]):
         if "_records" in self.__dict__:  # records already made stay the same dicts
             rows.__dict__["_records"] = self._objects()[index].tolist()
         return rows
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same records (a list of them included)."""
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable records: not hashable, as a list
 
     def _objects(self) -> np.ndarray:
         out = np.empty(len(self), dtype=object)
@@ -93,5 +96,5 @@ class GameRows(Sequence[GameRecord]):
 def unparsed_count(games: Sequence[GameRecord]) -> int:
     """Games without a parsed verdict (``parsed`` false; a record without it counts as parsed)."""
     if isinstance(games, GameRows):
-        return sum(not game.parsed for game in games.scored)
+        return len(games) - sum(map(attrgetter("parsed"), games.scored))
     return sum(not g.get("parsed", True) for g in games)
