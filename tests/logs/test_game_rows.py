@@ -116,3 +116,17 @@ def test_rows_make_the_records_and_the_columns_of_the_records(imported: tuple[Pa
     mask = from_records.label % 2 == 0
     same_columns(from_rows.select(mask), from_records.select(mask))
     assert from_rows.select(mask).records.tolist() == [r for r, m in zip(records, mask) if m]
+
+
+def test_records_once_made_are_the_games(imported: tuple[Path, Path]) -> None:
+    """A caller that changes the records it read (relabelling categories, say) ranks its change:
+    once made, the records, not the samples, are what the table and the counts read."""
+    rows = read_games([imported[0]]).games
+    assert isinstance(rows, GameRows) and rows.unmade
+    for record in rows:
+        record["category"] = "relabelled"
+        record["parsed"] = False
+    assert not rows.unmade
+    assert set(game_table(rows).category) == {"relabelled"}
+    assert unparsed_count(rows) == len(rows)
+    assert set(game_table(rows[np.arange(3)]).category) == {"relabelled"}

@@ -618,7 +618,7 @@ def check_settings(games: Sequence[GameRecord], pool: bool = False) -> list[str]
     try:  # records as the reader makes them: one set of the settings' texts settles most runs
         settings = (
             games.settings()
-            if isinstance(games, GameRows)
+            if isinstance(games, GameRows) and games.unmade
             else set(map(itemgetter("settings"), games))
         )
         if len(settings) < 2:

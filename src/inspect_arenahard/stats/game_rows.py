@@ -33,6 +33,12 @@ class GameRows(Sequence[GameRecord]):
     def __len__(self) -> int:
         return len(self.sample)
 
+    @property
+    def unmade(self) -> bool:
+        """No record made yet: the samples are the games. Once made, the records are (a caller
+        may have changed one), and every reader of the rows reads those."""
+        return "_records" not in self.__dict__
+
     @cached_property
     def _records(self) -> list[GameRecord]:
         """Every row's record, each sample's made once."""
@@ -57,7 +63,7 @@ class GameRows(Sequence[GameRecord]):
         if isinstance(index, (int, np.integer)):
             return self._records[index]
         rows = GameRows(self.samples, self.sample[index], self.game[index])
-        if "_records" in self.__dict__:  # records already made stay the same dicts
+        if not self.unmade:  # records already made stay the same dicts
             rows.__dict__["_records"] = self._objects()[index].tolist()
         return rows
 
@@ -95,6 +101,6 @@ class GameRows(Sequence[GameRecord]):
 
 def unparsed_count(games: Sequence[GameRecord]) -> int:
     """Games without a parsed verdict (``parsed`` false; a record without it counts as parsed)."""
-    if isinstance(games, GameRows):
+    if isinstance(games, GameRows) and games.unmade:
         return len(games) - sum(map(attrgetter("parsed"), games.scored))
     return sum(not g.get("parsed", True) for g in games)

@@ -182,11 +182,12 @@ def game_table(
 ) -> GameTable:
     """The table of ``games`` (itself when already one), every record checked to have
     ``needed`` (``check_game``'s one-line error, starting with ``where(index, record)``, when
-    one does not). Rows the log reader kept (``GameRows``) are read from their parsed scores."""
+    one does not). Rows the log reader kept (``GameRows``) are read from their samples while
+    no record of them was made."""
     if isinstance(games, GameTable):
         games.require(needed, where)
         return games
-    if isinstance(games, GameRows):
+    if isinstance(games, GameRows) and games.unmade:
         rows = _table(games, *_row_columns(games))
         rows.require(needed, where)
         return rows
