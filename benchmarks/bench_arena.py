@@ -194,6 +194,62 @@ def battle_files(battles: Battles, folder: Path, rounds: int, repeat: int = 1) -
         print(
             f"  whole command / pyarrow read: {wall / pa_wall:.1f}x wall, {cpu / pa_cpu:.1f}x CPU (target <= 6x)"
         )
+        inside, alone = bootstrap_cpu(path, read, options, repeat)
+        print(
+            f"  {'bootstrap_fits CPU: inside the command / alone here':<56} {inside:8.2f} s {alone:8.2f} s"
+        )
+
+
+TIMED_BOOTSTRAP = """
+import sys, time
+import inspect_arenahard.stats.estimates as estimates
+from inspect_arenahard.cli import main
+fits, spent = estimates.bootstrap_fits, []
+def timed(*args, **kwargs):
+    clock = time.process_time()
+    try:
+        return fits(*args, **kwargs)
+    finally:
+        spent.append(time.process_time() - clock)
+estimates.bootstrap_fits = timed
+main(sys.argv[1:])
+print("BOOTSTRAP_CPU", sum(spent), file=sys.stderr)
+"""
+
+
+def bootstrap_cpu(
+    path: Path, read: Battles, options: RankingOptions, repeat: int
+) -> tuple[float, float]:
+    """CPU seconds of ``bootstrap_fits`` inside the command (a child process, its function
+    wrapped) and alone in this process on the same battles, interleaved: the least of
+    ``repeat`` each. Equal figures mean the command's state (its reader's threads, the parse's
+    memory, the frozen heap) costs the bootstrap nothing."""
+    import inspect_arenahard.stats.estimates as estimates
+
+    argv = ["leaderboard", "--battles", str(path), "--ci-method", "official", "--rounds", str(options.rounds)]  # fmt: skip
+    fits, inside, alone = bootstrap_fits, [], []
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        clock = time.process_time()
+        try:
+            return fits(*args, **kwargs)
+        finally:
+            alone.append(time.process_time() - clock)
+
+    for _ in range(repeat):
+        child = subprocess.run(
+            [sys.executable, "-c", TIMED_BOOTSTRAP, *argv],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        inside.append(float(child.stderr.rsplit("BOOTSTRAP_CPU", 1)[1]))
+        setattr(estimates, "bootstrap_fits", timed)
+        try:
+            rank(read, options)
+        finally:
+            setattr(estimates, "bootstrap_fits", fits)
+    return min(inside), min(alone)
 
 
 def timed(label: str, work: Callable[[], Any], repeat: int = 1) -> tuple[float, float, Any]:

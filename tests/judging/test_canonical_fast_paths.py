@@ -23,10 +23,12 @@ from inspect_arenahard.judging.canonical import (
     _CHARACTER_REFERENCES,
     _FOLDS,
     _LATEX,
+    _MARKUP,
     _TAG_START,
     ENTITY,
     READINGS,
     Canonical,
+    EntityReads,
     _escapes_and_markup_only,
     _events,
     _named_references,
@@ -412,3 +414,47 @@ def test_the_token_scanner_splits_as_entity_candidates_or_other_tokens(text: str
         tokens = _scanner(reading, odd, False, False).pattern[1:-1]
         reference = re.compile(f"({candidate}|{tokens})")
         assert _token_scanner(reading, odd).split(text) == reference.split(text), (reading, text)
+
+
+BARE_NAMES = sorted(name for name in html5 if not name.endswith(";"))
+
+
+def test_named_candidates_read_by_their_head_as_by_the_longest_name_they_start_with() -> None:
+    """Every bare HTML5 name and each of its prefixes, followed by nothing, a letter, a digit
+    or another name: read in bulk (a name not in HTML5 decided by its first four characters
+    unless a bare name of four or more starts so) as one prefix at a time."""
+    stems = sorted({name[:size] for name in BARE_NAMES for size in range(1, len(name) + 1)})
+    candidates = [
+        f"&{stem}{tail}" for stem in stems for tail in ("", "x", "1", "Z9", "amp", "frac12", ";")
+    ]
+    candidates = [c for c in candidates if ENTITY.fullmatch(c)]
+    took, keys = _named_references(candidates)
+    for candidate, consumed, key in zip(candidates, took.tolist(), keys):
+        read = (html5[key], consumed) if consumed else None
+        assert read == reference_named(candidate), candidate
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(TEXTS, min_size=2, max_size=4), st.lists(st.sampled_from(READINGS), min_size=4))
+@example(["<b title='&amp1'>&gt;&amp1", "<i>&gt;&amp1"], ["plain", "rendered", "plain"])
+@example(["&#42;<b>&gt;&lowbar;&#x2a&ast", "&#42;<b>&gt;&lowbar;&#x2a&ast"], ["plain", "rendered"])
+def test_readings_one_after_another_read_as_each_alone(texts: list[str], order: list) -> None:
+    """Readings of several texts one after another in any order, given the entity table the
+    reading before kept (made for the readings of one text): each as a reading of that text
+    alone (the token-by-token reading)."""
+    entities = EntityReads()
+    for k, reading in enumerate(order):
+        text = texts[k % len(texts)] * 3
+        fast, slow = canonical(text, reading, entities), general(text, reading)
+        assert fast.text == slow.text, (reading, text)
+        assert inexact(fast) == inexact(slow), (reading, text)
+
+
+def test_the_rendered_fold_is_the_plain_fold_without_markup() -> None:
+    """What lets the rendered reading take the plain reading's entity reads: the plain fold keeps
+    each markup character as itself, and the rendered fold differs from it only there (every
+    code point of the first two planes, and the rest sampled)."""
+    plain, rendered = _FOLDS["plain"], _FOLDS["rendered"]
+    assert all(plain[ord(mark)] == mark for mark in _MARKUP)
+    codes = [*range(0x20000), *range(0x20000, 0x110000, 97)]
+    assert [rendered[c] for c in codes] == ["" if chr(c) in _MARKUP else plain[c] for c in codes]

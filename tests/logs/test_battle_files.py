@@ -264,3 +264,21 @@ def test_named_values_are_the_python_sets_of_each_column(tmp_path: Path) -> None
     assert distinct(empty) == {None} and distinct(empty[:0]) == set()
     empty[-1] = "late"
     assert distinct(empty) == {None, "late"}
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("labels", [True, False], ids=["with-labels", "four-fields"])
+def test_values_known_at_read_are_what_the_rows_hold(tmp_path: Path, labels: bool) -> None:
+    """The columns a file lacks are known to hold None alone when the battles are built (no
+    million-row pass later); every column's values are the set a loop over its rows finds,
+    and the row reader's."""
+    rows = arena_rows()
+    if not labels:
+        rows = [{k: r[k] for k in ("question_id", "model_a", "model_b", "winner")} for r in rows]
+    path = write(tmp_path / "arena.jsonl", rows)
+    battles, by_rows = read_battles_jsonl(path), read_battle_rows(path)
+    for column in ("category", "judge", "baseline", "version"):
+        loop = set(getattr(battles, column).tolist())
+        assert battles.values(column) == loop == by_rows.values(column), column
+        assert battles.named(column) == loop - {None}, column
+    assert battles.named("category") == ({"hard_prompt", "coding"} if labels else set())

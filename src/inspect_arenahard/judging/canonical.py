@@ -24,9 +24,11 @@ recognised span is rewritten where it was written, whatever its spelling. Each r
 pass over the text: one pattern splits it where the reading does not copy a character (runs of
 dropped or expanding characters, tags, LaTeX), with bounded or possessive patterns; entities are
 found by the same split and read from a table of the distinct tokens (numbers worked out by
-array passes), non-ASCII text is folded in one array pass (a read per distinct character), the
-reading is gathered from the folded text and the tokens' reads by array passes, and a comment's
-end is found by a single search of the whole text. The map is built with array operations, and
+array passes, names once per distinct head) that the readings of one text share
+(``EntityReads``: each reading folds the shared reads), non-ASCII text is folded in one array
+pass (a read per distinct character), the reading is gathered from the folded text and the
+tokens' reads by array passes, and a comment's end is found by a single search of the whole
+text. The map is built with array operations, and
 only when it is asked for (most texts are only searched).
 """
 
@@ -374,8 +376,11 @@ def _spelling(ch: str) -> str:
     return "invisible" if not folded or unicodedata.category(ch) == "Mn" else "compatibility"
 
 
-def canonical(text: str, reading: Reading = "plain") -> Canonical:
-    """``text`` as read in ``reading`` (module docstring), with the map back to the original."""
+def canonical(
+    text: str, reading: Reading = "plain", entities: EntityReads | None = None
+) -> Canonical:
+    """``text`` as read in ``reading`` (module docstring), with the map back to the original;
+    ``entities``: what the readings of this text before it found its entities read as."""
     if reading == "raw":
         return Canonical(text, text, reading)
     if reading == "rendered" and _escapes_and_markup_only(text):
@@ -394,7 +399,7 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
         parts[1::2] = map(_Reads(folds).__getitem__, tokens)
         return Canonical("".join(parts), text, reading, partial(_split_cuts, tokens, parts))
     if not closable and not _beside_ampersand(text, odd, folds):
-        return _tokens_and_entities(text, reading, odd, folds)
+        return _tokens_and_entities(text, reading, odd, folds, entities or EntityReads())
     # one token after another: a comment hides what follows up to its end, and a run with an
     # ``&`` is read a character at a time
     firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
@@ -406,7 +411,9 @@ def canonical(text: str, reading: Reading = "plain") -> Canonical:
     return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
 
 
-def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTable) -> Canonical:
+def _tokens_and_entities(
+    text: str, reading: Reading, odd: str, folds: _FoldTable, entities: EntityReads
+) -> Canonical:
     """The reading of a text where every token (a run of dropped or expanding characters, a
     tag, a LaTeX command) and every entity reads the same wherever it stands: one split finds
     them all, and what each shows is worked out once per distinct token and looked up by its
@@ -419,14 +426,14 @@ def _tokens_and_entities(text: str, reading: Reading, odd: str, folds: _FoldTabl
         [number.setdefault(token, len(number)) for token in parts[1::2]], np.int64, len(parts) // 2
     )
     distinct = list(number)
-    consumed, size, shows = _token_reads(distinct, folds)
+    written = np.fromiter(map(len, distinct), np.int64, len(distinct))
+    consumed, size, shown, shows = _token_reads(distinct, written, folds, entities)
     lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
     lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
-    lengths[1::2] = np.fromiter(map(len, distinct), np.int64, len(distinct))[ids]
+    lengths[1::2] = written[ids]
     origins = lengths.cumsum() - lengths
-    shown = np.fromiter(map(len, shows), np.int64, len(shows))
     # the reading gathered from one pool: the text folded one for one, then every show
-    pool = np.concatenate([_one_to_one_codes(text, folds), code_points("".join(shows))])
+    pool = np.concatenate([_one_to_one_codes(text, folds), code_points(shows)])
     starts = np.empty(len(parts), np.int64)
     starts[0::2] = origins[0::2]
     starts[1::2] = (shown.cumsum() - shown + len(text))[ids]
@@ -456,41 +463,106 @@ def _token_scanner(reading: Reading, odd: str) -> re.Pattern[str]:
     return _scanner(reading, odd, False, False, entities=True)
 
 
-def _token_reads(tokens: list[str], folds: _FoldTable) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Of each distinct token: how many characters its read consumes (0: an entity candidate
-    that does not decode), how long the read is, and what it shows (for an entity, its read
-    and what it leaves unread, or the candidate as written)."""
-    entity = np.fromiter(map("&".__eq__, map(operator.itemgetter(0), tokens)), bool)
+def _token_reads(
+    tokens: list[str], written: np.ndarray, folds: _FoldTable, entities: EntityReads
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Of each distinct token (``written``: their lengths): how many characters its read
+    consumes (0: an entity candidate that does not decode), how long the read is and how long
+    its show is (what the reading shows in its place: for an entity, its read and what it
+    leaves unread, or the candidate as written); and every show, joined."""
+    entity = np.fromiter(map("&".__eq__, map(operator.itemgetter(0), tokens)), bool, len(tokens))
     if entity.all():
-        return _entity_reads(tokens, folds)
-    consumed = np.fromiter(map(len, tokens), np.int64, len(tokens))
-    shows = np.empty(len(tokens), object)
-    at = np.flatnonzero(~entity)
-    reads = list(map(_Reads(folds).__getitem__, compress(tokens, ~entity)))
-    shows[at] = reads
-    size = np.empty(len(tokens), np.int64)
-    size[at] = np.fromiter(map(len, reads), np.int64, len(reads))
-    at = np.flatnonzero(entity)
-    if len(at):
-        entities = list(compress(tokens, entity))
-        consumed[at], size[at], shows[at] = _entity_reads(entities, folds)
-    return consumed, size, shows.tolist()
+        consumed, size, shows = _entity_reads(tokens, folds, entities)
+    else:
+        consumed = written.copy()
+        size = np.empty(len(tokens), np.int64)
+        showing = np.empty(len(tokens), object)
+        other = ~entity
+        reads = list(map(_Reads(folds).__getitem__, compress(tokens, other.tolist())))
+        showing[other] = reads
+        size[other] = np.fromiter(map(len, reads), np.int64, len(reads))
+        if entity.any():
+            candidates = list(compress(tokens, entity.tolist()))
+            consumed[entity], size[entity], showing[entity] = _entity_reads(
+                candidates, folds, entities
+            )
+        shows = showing.tolist()
+    shown = np.fromiter(map(len, shows), np.int64, len(shows))
+    return consumed, size, shown, "".join(shows)
 
 
 def _entity_reads(
-    entities: list[str], folds: _FoldTable
+    candidates: list[str], folds: _FoldTable, entities: EntityReads
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Of each distinct entity candidate (ASCII: the reading shows its characters as written):
     how many characters its read consumes (0: it does not decode), how long the read is, and
     what it shows (the read and what it leaves unread, or the candidate as written)."""
-    consumed, reads = _entity_table(entities, folds)
+    table = entities.table(candidates, folds)
+    consumed, reads = table.consumed, table.reads
     size = np.fromiter(map(len, reads), np.int64, len(reads))
-    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
-    if (consumed == lengths).all():  # every candidate read whole (numeric ones always are)
+    if table.whole:  # every candidate read whole (numeric ones always are)
         return consumed, size, reads
     took = consumed.tolist()
-    shows = [r + w[c:] if c else w for r, w, c in zip(reads, entities, took)]
+    shows = [r + w[c:] if c else w for r, w, c in zip(reads, candidates, took)]
     return consumed, size, shows
+
+
+class _EntityTable(NamedTuple):
+    """What each distinct entity candidate of a text reads as in one reading."""
+
+    candidates: list[str]
+    folds: _FoldTable
+    consumed: np.ndarray
+    reads: list[str]
+    whole: bool
+    """Whether every candidate's read consumes all of it."""
+
+
+class EntityReads:
+    """What the entity candidates of a text read as, kept from one of its readings for the
+    next: the readings of one text find the same candidates (but where a tag or a LaTeX
+    escape holds one), so a later reading compares their lists instead of reading every
+    candidate again, and the rendered reading takes the plain reading's reads but those
+    holding a markup character (``_FoldTable``: the two folds differ only there). One per
+    text, for its readings in one thread."""
+
+    def __init__(self) -> None:
+        self._last: _EntityTable | None = None
+
+    def table(self, candidates: list[str], folds: _FoldTable) -> _EntityTable:
+        """``_entity_table`` of the distinct ``candidates`` folded by ``folds`` (kept, with the
+        list, until the next call: the caller leaves the list as it is)."""
+        last = self._last
+        if last is not None and last.candidates == candidates:
+            if last.folds is folds:
+                return last
+            if last.folds is _FOLDS["plain"] and folds is _FOLDS["rendered"]:
+                reads = _rendered_reads(last.reads, candidates)
+                self._last = table = last._replace(folds=folds, reads=reads)
+                return table
+        consumed, reads = _entity_table(candidates, folds)
+        lengths = np.fromiter(map(len, candidates), np.int64, len(candidates))
+        whole = bool((consumed == lengths).all())
+        self._last = table = _EntityTable(candidates, folds, consumed, reads, whole)
+        return table
+
+
+def _rendered_reads(plain: list[str], candidates: list[str]) -> list[str]:
+    """The rendered reading's reads of the ``candidates`` from the plain reading's: the same
+    but where one holds a markup character, read again (the plain fold keeps a markup
+    character as itself, and the rendered fold differs from it only on those, which it drops:
+    a plain read without one is the rendered read)."""
+    if _MARKUP_CHARACTER.search("".join(plain)) is None:
+        return plain
+    reads = list(plain)
+    again = [k for k, read in enumerate(plain) if _MARKUP_CHARACTER.search(read)]
+    _, fresh = _entity_table([candidates[k] for k in again], _FOLDS["rendered"])
+    for k, read in zip(again, fresh):
+        reads[k] = read
+    return reads
+
+
+_MARKUP_CHARACTER = re.compile(f"[{re.escape(''.join(sorted(_MARKUP)))}]")
 
 
 def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
@@ -523,7 +595,7 @@ def _named_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndar
     names = {key: html5[key] for key in set(keys) if key} | {"": ""}
     if folds is not None:
         names = {key: read.translate(folds) for key, read in names.items()}
-    return np.array(took, np.int64), list(map(names.__getitem__, keys))
+    return took, list(map(names.__getitem__, keys))
 
 
 _BARE_NAMES = frozenset(name for name in html5 if not name.endswith(";"))
@@ -533,9 +605,9 @@ _LONGEST_BARE_NAME = max(map(len, _BARE_NAMES))
 
 
 class _BarePrefixes(dict[str, tuple[int, str]]):
-    """The longest bare name a name not in HTML5 starts with, by the name's first
-    ``_LONGEST_BARE_NAME + 1`` characters (all that decides it): (how many characters its read
-    consumes, the name; ``(0, "")`` for none)."""
+    """The longest bare name a name not in HTML5 starts with, by the name's head
+    (``_bare_head``: all that decides it): (how many characters its read consumes, the name;
+    ``(0, "")`` for none)."""
 
     def __missing__(self, head: str) -> tuple[int, str]:
         value = (0, "")
@@ -547,19 +619,29 @@ class _BarePrefixes(dict[str, tuple[int, str]]):
         return value
 
 
-def _named_references(entities: list[str]) -> tuple[list[int], list[str]]:
+_SHORT_HEAD = 4
+"""A name whose first four characters start no bare name of four or more is decided by them
+(a proper prefix of it that is a bare name has at most three characters)."""
+_LONG_STARTS = frozenset(name[:_SHORT_HEAD] for name in _BARE_NAMES if len(name) >= _SHORT_HEAD)
+"""The first four characters of the bare names of four characters or more."""
+
+
+def _named_references(entities: list[str]) -> tuple[np.ndarray, list[str]]:
     """Of each named entity candidate (``&gt``, ``&notit;``): how many characters its read
     consumes (0: none) and the HTML5 name read (``""`` where none): the whole name, else the
-    longest name it starts with (``&gtA`` reads ``&gt``), in bulk, worked out once per distinct
-    head of a name."""
+    longest name it starts with (``&gtA`` reads ``&gt``), in bulk: a name not in HTML5 is read
+    once per distinct head (its first four characters where no longer bare name starts so,
+    else its first ``_LONGEST_BARE_NAME + 1``), so ``&amp1&amp2…`` costs ten reads."""
     names = [entity[1:] for entity in entities]
     took = [len(e) if known else 0 for e, known in zip(entities, map(html5.__contains__, names))]
     keys = [name if t else "" for name, t in zip(names, took)]
     unread = [k for k, (t, e) in enumerate(zip(took, entities)) if not t and len(e) > 3]
-    heads = [names[k][: _LONGEST_BARE_NAME + 1] for k in unread]
+    heads = [names[k][:_SHORT_HEAD] for k in unread]
+    for k in compress(range(len(heads)), map(_LONG_STARTS.__contains__, heads)):
+        heads[k] = names[unread[k]][: _LONGEST_BARE_NAME + 1]
     for k, (consumed, key) in zip(unread, map(_BarePrefixes().__getitem__, heads)):
         took[k], keys[k] = consumed, key
-    return took, keys
+    return np.array(took, np.int64), keys
 
 
 def _one_to_one(text: str, folds: _FoldTable) -> str:

@@ -53,7 +53,13 @@ from typing import Iterator, Literal, Mapping, NamedTuple
 
 import numpy as np
 
-from inspect_arenahard.judging.canonical import READINGS, Canonical, canonical, code_points
+from inspect_arenahard.judging.canonical import (
+    READINGS,
+    Canonical,
+    EntityReads,
+    canonical,
+    code_points,
+)
 from inspect_arenahard.judging.canonical import SPELLINGS as SPELLINGS
 from inspect_arenahard.judging.scaleeval_verdicts import (
     HEADING,
@@ -429,20 +435,23 @@ def _differs(reading: str, text: str) -> bool:
 
 
 def readings(text: str) -> Iterator[Canonical]:
-    """``text`` in every reading that can differ (``inspect_arenahard.judging.canonical.READINGS``)."""
+    """``text`` in every reading that can differ (``inspect_arenahard.judging.canonical.READINGS``),
+    its entities read once for all of them."""
+    entities = EntityReads()
     for reading in READINGS:
         if _differs(reading, text):
-            yield canonical(text, reading)
+            yield canonical(text, reading, entities)
 
 
 def neutralise(text: str, protocol: Protocol = "pairwise") -> Neutralised:
     """``text`` as ``protocol``'s judge may see it (see the module docstring for the rule):
     recognised in the plain reading, then what rendering Markdown/HTML would still show."""
     counts = dict.fromkeys(KINDS, 0)
+    entities = EntityReads()  # read once for every reading while no rewrite changes them
     for reading in READINGS:
         if not _differs(reading, text):
             continue  # reads as the plain reading
-        canon = canonical(text, reading)  # of the text as the previous reading left it
+        canon = canonical(text, reading, entities)  # of the text as the previous reading left it
         found = recognised(canon, protocol)
         for spans in found:
             counts[spans.kind] += len(spans.starts)

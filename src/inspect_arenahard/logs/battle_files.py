@@ -97,8 +97,8 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
             models=models, a=a, b=b,
             winner=_codes(_column(table, "winner"), rows, list(WINNER_POINTS))[0],
             question_id=_objects(question_id, rows),
-            category=_objects(_column(table, "category"), rows, text=True),
-            judge=_objects(_column(table, "judge"), rows, text=True),
+            category=_labels(_column(table, "category"), rows),
+            judge=_labels(_column(table, "judge"), rows),
             **_style(_column(table, "conv_metadata"), rows),
             question_missing=np.ones(rows, dtype=bool) if question_id is None
             else ~_valid(question_id),
@@ -190,6 +190,11 @@ def _objects(column: pa.Array | None, rows: int, text: bool = False) -> np.ndarr
     # categories, judges: each distinct value made a Python object once
     present, indices = _encoded(column)
     return np.array([*present, None], dtype=object)[indices]
+
+
+def _labels(column: pa.Array | None, rows: int) -> np.ndarray | None:
+    """A text column (categories, judges) as Python values; None when no row has the field."""
+    return None if column is None else _objects(column, rows, text=True)
 
 
 DISTINCT_PROBE = 1024

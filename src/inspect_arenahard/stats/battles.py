@@ -97,17 +97,22 @@ class Battles:
 
     def named(self, column: str) -> frozenset[Any]:
         """The distinct values other than None of an object column (``category``, ``judge``,
-        ``baseline``, ``version``; an absent column has none), found once per container: every
-        table asks again."""
-        found = self._named.get(column)
+        ``baseline``, ``version``; an absent column has none)."""
+        return self.values(column) - {None}
+
+    def values(self, column: str) -> frozenset[Any]:
+        """The distinct values of an object column, None among them when a row has none (an
+        absent column: None alone), found once per container: every table asks again."""
+        found = self._values.get(column)
         if found is None:
             values = getattr(self, column)
-            found = frozenset() if values is None else frozenset(distinct(values) - {None})
-            self._named[column] = found
+            found = frozenset({None} if values is None else distinct(values))
+            self._values[column] = found
         return found
 
     @cached_property
-    def _named(self) -> dict[str, frozenset[Any]]:
+    def _values(self) -> dict[str, frozenset[Any]]:
+        """``values`` found so far, or known when the container was built."""
         return {}
 
     def index(self, model: str) -> int:
@@ -119,12 +124,12 @@ class Battles:
                 f"model {model!r} has no battles; models present: {', '.join(self.models)}"
             ) from None
 
-    def games_per_model(self, rows: np.ndarray) -> np.ndarray:
-        """Number of ``rows`` (a boolean mask) each model takes part in."""
+    def games_per_model(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """Number of ``rows`` (a boolean mask; None: all) each model takes part in."""
         m = len(self.models)
-        if not rows.any():  # (a battle file's exclusions: a million-row mask selects nothing)
+        if rows is not None and not rows.any():  # (a battle file's exclusions select nothing)
             return np.zeros(m, dtype=np.intp)
-        a, b = (self.a, self.b) if rows.all() else (self.a[rows], self.b[rows])
+        a, b = (self.a, self.b) if rows is None or rows.all() else (self.a[rows], self.b[rows])
         return np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
 
     def avg_tokens(self) -> np.ndarray:
@@ -391,8 +396,9 @@ class BattleColumns:
     b: np.ndarray
     winner: np.ndarray
     question_id: np.ndarray
-    category: np.ndarray
-    judge: np.ndarray
+    category: np.ndarray | None
+    """None when no row has one (likewise ``judge``)."""
+    judge: np.ndarray | None
     style_a: np.ndarray | None
     style_b: np.ndarray | None
     malformed: np.ndarray
@@ -432,7 +438,8 @@ def from_battle_columns(
     # Python values are compared only where the codes repeat (a million ids: 13 ms each)
     candidates = np.flatnonzero(repeat)
     for values in (columns.question_id, columns.category, columns.judge):
-        candidates = candidates[_same_as_previous(values, candidates)]
+        if values is not None:  # (an absent column is None in every row: the same)
+            candidates = candidates[_same_as_previous(values, candidates)]
     repeat[:] = False
     repeat[candidates] = True
     for style in (columns.style_a, columns.style_b):
@@ -444,17 +451,25 @@ def from_battle_columns(
     points = np.array(list(WINNER_POINTS.values()))[columns.winner]
     size = len(weight)
 
-    def none() -> np.ndarray:
-        return np.full(size, None, dtype=object)
+    def kept(values: np.ndarray | None) -> np.ndarray:
+        return np.full(size, None, dtype=object) if values is None else values[first]
 
-    return Battles(
+    battles = Battles(
         models=columns.models, a=columns.a[first], b=columns.b[first], points=points[first], weight=weight,
-        question_id=columns.question_id[first], category=columns.category[first],
-        judge=columns.judge[first], baseline=none(),
+        question_id=columns.question_id[first], category=kept(columns.category),
+        judge=kept(columns.judge), baseline=kept(None),
         style_a=None if columns.style_a is None else columns.style_a[first],
         style_b=None if columns.style_b is None else columns.style_b[first],
-        version=none(), epoch=np.ones(size, dtype=np.int64),
+        version=kept(None), epoch=np.ones(size, dtype=np.int64),
     )  # fmt: skip
+    # the columns a file lacks hold None alone: known here, not found by reading a million rows
+    absent = [
+        "baseline",
+        "version",
+        *(n for n in ("category", "judge") if getattr(columns, n) is None),
+    ]
+    battles._values.update(dict.fromkeys(absent, frozenset({None})))
+    return battles
 
 
 def _same_as_previous(values: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logit
 
-from inspect_arenahard.stats.battles import Battles, distinct
+from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.bootstrap import bootstrap_fits, percentile_interval
 from inspect_arenahard.stats.bt import Design, fit, one_blas_thread, win_rate
 from inspect_arenahard.stats.name_codes import cluster_index
@@ -102,7 +102,7 @@ def resolve_rules(
     where it changes the numbers (the unparsed rule with unparsed games, the anchor with style
     control, the method without it: style control is always Bradley–Terry).
     """
-    versions = distinct(battles.version) if battles.version is not None else {None}
+    versions = battles.values("version")
     needed = {"method": not style, "unparsed": bool(np.any(~battles.parsed)), "style_anchor": style}
     resolved = {}
     for name, value in {
@@ -301,7 +301,7 @@ def resolve_baseline(battles: Battles, requested: str | None = None) -> str:
     tournaments), are anchored at the most-played model (ties: first by name), and so are battle
     files with no model in every battle (Chatbot Arena). A hybrid design (one fixed baseline plus
     model-vs-model runs) is anchored at the one named baseline that is never evaluated."""
-    played = np.bincount(np.r_[battles.a, battles.b], minlength=len(battles.models))
+    played = battles.games_per_model()
     in_rows = set(np.flatnonzero(played).tolist())
     if requested is not None:
         if requested not in battles.models or battles.models.index(requested) not in in_rows:
@@ -472,7 +472,10 @@ def sample_covariance(samples: np.ndarray) -> np.ndarray:
     """Covariance of bootstrap scores (rounds with a NaN left out)."""
     kept = samples[~np.isnan(samples).any(axis=1)]
     m = samples.shape[1]
-    return np.atleast_2d(np.cov(kept, rowvar=False)) if len(kept) > 1 else np.zeros((m, m))
+    if len(kept) < 2:
+        return np.zeros((m, m))
+    with one_blas_thread():  # (1000 × 200 rounds: 2 ms; waking BLAS threads costs 10-50 ms)
+        return np.atleast_2d(np.cov(kept, rowvar=False))
 
 
 def leaderboard(
