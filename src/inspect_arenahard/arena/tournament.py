@@ -397,7 +397,7 @@ class Tournament:
         from inspect_arenahard.logs.reader import read_games
 
         paths = self.log_paths()
-        return read_games(paths).games if paths else []
+        return list(read_games(paths).games) if paths else []
 
     def refit(self) -> Ratings:
         """Ratings from every completed pairing plus the prior's ties."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,7 +173,7 @@ class _Read:
     across (--pool-settings), the runs read, and from the same read the audit flags (None: not
     asked) and costs (None: not asked)."""
 
-    inputs: Battles | list[GameRecord]
+    inputs: Battles | Sequence[GameRecord]
     pooled: list[str] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
     flags: dict[str, list[str]] | None = None

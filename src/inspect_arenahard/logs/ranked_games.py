@@ -24,6 +24,7 @@ from inspect_arenahard.logs.reader import (
     read_games,
 )
 from inspect_arenahard.stats.game_record import GameRecord
+from inspect_arenahard.stats.game_rows import unparsed_count
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,8 @@ class RankedLogs:
     """What a ranking command read: the game records, the verdict settings they were pooled
     across (empty unless asked to pool), and the whole reading (runs, replaced, ignored)."""
 
-    games: list[GameRecord]
+    games: Sequence[GameRecord]
+    """The games (the reader's ``GameRows``: records made on first use)."""
     pooled: list[str]
     read: LogGames
 
@@ -46,7 +48,7 @@ def read_ranked_logs(
         print(note, file=sys.stderr)
     if result.runs or result.ignored:  # no file at all: the error below says so alone
         print(result.summary(), file=sys.stderr)
-    if not any(g.get("parsed", True) for g in result.games):
+    if unparsed_count(result.games) == len(result.games):
         raise no_games_error(result, paths)
     pooled = check_settings(result.games, pool=pool_settings)
     return RankedLogs(result.games, pooled + check_drift(result, pool=pool_settings), result)
@@ -54,7 +56,7 @@ def read_ranked_logs(
 
 def read_log_games(
     paths: Sequence[str | Path], pool_settings: bool = False, runs: list[Run] | None = None
-) -> tuple[list[GameRecord], list[str]]:
+) -> tuple[Sequence[GameRecord], list[str]]:
     """Game records and the verdict settings they differ on (``read_ranked_logs``);
     ``runs`` receives the runs read."""
     ranked = read_ranked_logs(paths, pool_settings)

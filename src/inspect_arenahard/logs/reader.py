@@ -29,6 +29,7 @@ from operator import itemgetter
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Iterator, Protocol, Sequence
 
+import numpy as np
 from orjson import loads as _orjson_loads  # ~3× faster than json on sample summaries
 from zstandard import ZstdError
 
@@ -41,7 +42,9 @@ from inspect_arenahard.stats.game_record import (
     SCORE_RECORDS_VERSION,
     GameRecord,
     GameScore,
+    SampleGames,
 )
+from inspect_arenahard.stats.game_rows import GameRows, unparsed_count
 
 DAMAGED = (
     KeyError, ValueError, TypeError, OSError, EOFError, NotImplementedError, zipfile.BadZipFile,
@@ -104,7 +107,9 @@ class Run:
 class LogGames:
     """Game records (``inspect_arenahard.stats.game_record.GameRecord``) plus what was skipped."""
 
-    games: list[GameRecord] = field(default_factory=list)
+    games: Sequence[GameRecord] = field(default_factory=list)
+    """The games kept, in one canonical order (``read_games`` gives ``GameRows``: the records
+    are made on first use)."""
     runs: list[Run] = field(default_factory=list)
     """Every judge log read (also those whose games were all replaced), oldest first."""
     replaced_by: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -139,7 +144,7 @@ class LogGames:
         return {
             "read": len(self.games),
             "replaced": sum(run.replaced for run in self.runs),
-            "unparsed": sum(not g.get("parsed", True) for g in self.games),
+            "unparsed": unparsed_count(self.games),
             "damaged": sum(len(run.damaged) for run in self.runs),
             "skipped": len(self.ignored),
         }
@@ -446,7 +451,10 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
     whose scores did not satisfy it, are read once in full, each sample handed to ``on_sample``.
     """
     selected, result = select_runs(paths)
-    kept: dict[tuple[Any, ...], tuple[GameRecord, Run]] = {}
+    samples: list[SampleGames] = []
+    # game -> (its sample in ``samples``, its place among the sample's games, its run in
+    # ``result.runs``): plain numbers, so the collector soon stops scanning these tuples
+    kept: dict[tuple[Any, ...], tuple[int, int, int]] = {}
     for path, header in selected:
         run = _run(path, header)
         result.runs.append(run)
@@ -469,23 +477,32 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
             if found is SKIPPED_SAMPLE:
                 run.skipped_samples += 1
                 continue
-            if found and found[0].get("canary"):
-                result.canaries += found
-                run.canary_games += len(found)
+            games = found.games
+            if games and found.canary:
+                result.canaries += found.records()
+                run.canary_games += len(games)
                 continue
             run.samples += 1
-            run.games += len(found)
-            for game in found:
-                key = game_key(game)
+            run.games += len(games)
+            run.unparsed += sum(not game.parsed for game in games)
+            number = len(samples)
+            samples.append(found)
+            for index, game in enumerate(games):
+                key = found.key(game)
                 if key in kept:
-                    old = kept[key][1]
+                    old = result.runs[kept[key][2]]
                     old.replaced += 1
                     pair = (old.path, run.path)
                     result.replaced_by[pair] = result.replaced_by.get(pair, 0) + 1
-                kept[key] = (game, run)
+                kept[key] = (number, index, len(result.runs) - 1)
         if scored is not None and not scored.scored_all(path):
             _hand_over(path, run, scored)
-    result.games = [kept[key][0] for key in sorted(kept, key=_sortable)]
+    rows = [kept[key] for key in sorted(kept, key=_sortable)]
+    result.games = GameRows(
+        samples,
+        np.fromiter(map(itemgetter(0), rows), np.int64, count=len(rows)),
+        np.fromiter(map(itemgetter(1), rows), np.int64, count=len(rows)),
+    )
     return result
 
 
@@ -520,7 +537,7 @@ def _sortable(key: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple(f"{v:>12}" if isinstance(v, int) else str(v) for v in key)
 
 
-SKIPPED_SAMPLE: list[GameRecord] = []
+SKIPPED_SAMPLE = SampleGames("", 0, "", "", None, (), None, 0, False, "", None, "", "")
 """What ``_sample_games`` returns for a sample adaptive judging skipped (compared by identity)."""
 
 
@@ -530,8 +547,8 @@ def _sample_games(
     summary: dict[str, Any],
     run: Run,
     scored: SampleReader | None = None,
-) -> list[GameRecord] | None:
-    """The games of one sample summary, None when it has no judge score, or
+) -> SampleGames | None:
+    """The parsed score of one sample summary, None when it has no judge score, or
     ``SKIPPED_SAMPLE`` when adaptive judging did not need it; ``scored`` is offered its parsed
     score."""
     score = find_score(summary.get("scores"), *GAME_SCORERS)
@@ -566,10 +583,7 @@ def _sample_games(
         scored.scored(path, ScoredSample(str(summary["id"]), summary["epoch"], game_score, points))
     if game_score.skipped is not None:
         return SKIPPED_SAMPLE
-    games = _games(summary["id"], summary["epoch"], header, game_score, path, protocol)
-    if not game_score.canary:
-        run.unparsed += sum(not g["parsed"] for g in games)
-    return games
+    return _sample(summary["id"], summary["epoch"], header, game_score, path, protocol)
 
 
 def no_games_error(result: LogGames, paths: Sequence[str | Path]) -> UserError:
@@ -581,7 +595,7 @@ def no_games_error(result: LogGames, paths: Sequence[str | Path]) -> UserError:
         return UserError(
             f"no arenahard judge logs in {where} ({len(result.ignored)} other or damaged logs listed above)"
         )
-    unparsed = sum(not g.get("parsed", True) for g in result.games)
+    unparsed = unparsed_count(result.games)
     if result.games:
         return UserError(
             f"no judged games ({unparsed} unparsed) in {where}: no judge reply had a verdict label "
@@ -602,7 +616,12 @@ def check_settings(games: Sequence[GameRecord], pool: bool = False) -> list[str]
     unless ``pool``: then the names are returned so that every output can label the pooling.
     """
     try:  # records as the reader makes them: one set of the settings' texts settles most runs
-        if len(set(map(itemgetter("settings"), games))) < 2:
+        settings = (
+            games.settings()
+            if isinstance(games, GameRows) and games.unmade
+            else set(map(itemgetter("settings"), games))
+        )
+        if len(settings) < 2:
             return []
     except KeyError:
         pass
@@ -733,26 +752,27 @@ def find_score(scores: dict[str, Any] | None, *names: str) -> Any:
     return None
 
 
-def _games(
+def _sample(
     sample_id: Any,
     epoch: int,
     header: Header,
     score: GameScore,
     log: str,
     protocol: str = SCORER,
-) -> list[GameRecord]:
-    """The game records of one sample's parsed score, with the run's settings and the rules
-    that neutralised the answers the judge saw."""
+) -> SampleGames:
+    """One sample's parsed score with the run's settings and the rules that neutralised the
+    answers the judge saw: what its game records are made of."""
     settings = header.settings
     if score.neutralisation is not None:  # the rules that rewrote the answers the judge saw
         settings = json.dumps(
             {**json.loads(settings or "{}"), "neutralisation": score.neutralisation},
             sort_keys=True,
         )
-    return score.records(
+    return SampleGames.of(
+        score,
         question_id=str(sample_id),
         epoch=epoch,
-        model=header.model,
+        log_model=header.model,
         log=log,
         version=header.version,
         protocol=protocol,

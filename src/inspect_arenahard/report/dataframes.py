@@ -56,7 +56,7 @@ def _read(logs: LogPaths | None) -> tuple[list[GameRecord], list[str]]:
     from inspect_arenahard.logs.reader import read_games
 
     result = read_games(_paths(logs))
-    return result.games, result.notes()
+    return list(result.games), result.notes()
 
 
 def games_df(logs: LogPaths | None = None, strong_weight: int | None = None) -> pd.DataFrame:

@@ -13,6 +13,7 @@ __all__ = [
     "drift",
     "estimates",
     "game_record",
+    "game_rows",
     "game_table",
     "judge_analytics",
     "judge_bias",

@@ -110,7 +110,7 @@ def check_game(record: Any, where: str, fields: Sequence[str] = RECORD_FIELDS) -
     return cast(GameRecord, record)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScoredGame:
     """One game as a judge scorer writes it: an entry of the score metadata's ``games``."""
 
@@ -394,13 +394,69 @@ class GameScore:
     ) -> list[GameRecord]:
         """One ``GameRecord`` per game; ``model`` stands in when the score names none, and
         ``settings`` (the run's verdict-changing settings, canonical JSON) travel in each."""
+        return SampleGames.of(
+            self,
+            question_id=question_id,
+            epoch=epoch,
+            log_model=model,
+            log=log,
+            version=version,
+            protocol=protocol,
+            settings=settings,
+        ).records()
+
+
+@dataclass(frozen=True, slots=True)
+class SampleGames:
+    """One sample's games and where they were read: everything its game records hold, kept by
+    the log reader in place of the records (``inspect_arenahard.stats.game_rows.GameRows``
+    makes these on first use; a ranking reads its columns from these directly)."""
+
+    question_id: str
+    epoch: int
+    model: str
+    """The model under test, as its records name it (the score's, else the log's)."""
+    baseline: str
+    category: str | None
+    games: tuple[ScoredGame, ...]
+    style: Mapping[str, Any] | None
+    strong_weight: int
+    canary: bool
+    log: str
+    version: str | None
+    protocol: str
+    settings: str
+    """The run's verdict-changing settings (with the sample's neutralisation rules)."""
+
+    @classmethod
+    def of(
+        cls,
+        score: GameScore,
+        *,
+        question_id: str,
+        epoch: int,
+        log_model: str,
+        log: str,
+        version: str | None,
+        protocol: str,
+        settings: str,
+    ) -> SampleGames:
+        """The games of ``score``, a sample of the log ``log`` whose model is ``log_model``."""
+        return cls(
+            question_id, epoch, score.model or log_model, str(score.baseline), score.category,
+            score.games, score.style, score.strong_weight, score.canary, log, version, protocol,
+            settings,
+        )  # fmt: skip
+
+    def records(self) -> list[GameRecord]:
+        """Its game records, one per game in the score's order."""
         records: list[GameRecord] = [
             {
-                "log": log,
-                "question_id": question_id,
-                "epoch": epoch,
-                "model": self.model or model,
-                "baseline": str(self.baseline),
+                "log": self.log,
+                "question_id": self.question_id,
+                "epoch": self.epoch,
+                "model": self.model,
+                "baseline": self.baseline,
                 "judge": game.judge,
                 "category": self.category,
                 "game": game.game,
@@ -408,10 +464,10 @@ class GameScore:
                 "label": game.label,
                 "parsed": game.parsed,
                 "style": self.style,
-                "version": version,
-                "protocol": protocol,
+                "version": self.version,
+                "protocol": self.protocol,
                 "strong_weight": self.strong_weight,
-                "settings": settings,
+                "settings": self.settings,
             }
             for game in self.games
         ]
@@ -419,6 +475,13 @@ class GameScore:
             for record in records:
                 record["canary"] = True
         return records
+
+    def key(self, game: ScoredGame) -> tuple[Any, ...]:
+        """The identity of one of its games (``inspect_arenahard.logs.reader.game_key`` of its record)."""
+        return (
+            self.model, self.baseline, game.judge, self.question_id,
+            self.epoch or 1, game.game, self.protocol,
+        )  # fmt: skip
 
 
 def _parse_games(raw_games: list[Any], where: str) -> Iterable[ScoredGame]:

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from itertools import chain, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
 
 from inspect_arenahard.stats.game_record import BATTLE_FIELDS, check_game
+from inspect_arenahard.stats.game_rows import GameRows
 from inspect_arenahard.stats.name_codes import cluster_index
 from inspect_arenahard.stats.verdict_points import (
     LABELS,
@@ -70,8 +71,9 @@ class GameTable:
     whose style metadata lacks a count (``style_error`` names the first).
     """
 
-    records: np.ndarray
-    """The records themselves (object array): error messages and record-level consumers."""
+    records: np.ndarray | GameRows
+    """The records themselves (an object array, or the reader's rows, whose records are made
+    on first use): error messages and record-level consumers."""
     checked: frozenset[str]
     """Fields every record was checked to have (``check_game``)."""
     models: tuple[str, ...]
@@ -151,7 +153,7 @@ class GameTable:
         """Why the first record with malformed style metadata is malformed, or None."""
         if not self.malformed_style.any():
             return None
-        record = self.records[int(np.argmax(self.malformed_style))]
+        record: Any = self.records[int(np.argmax(self.malformed_style))]
         try:
             style_vector(record["style"]["model"])
             style_vector(record["style"]["baseline"])
@@ -179,19 +181,26 @@ def game_table(
     where: Callable[[int, Any], str] = record_number,
 ) -> GameTable:
     """The table of ``games`` (itself when already one), every record checked to have
-    ``needed`` (``check_game``'s one-line error, starting with ``where(index, record)``)."""
+    ``needed`` (``check_game``'s one-line error, starting with ``where(index, record)``, when
+    one does not). Rows the log reader kept (``GameRows``) are read from their samples while
+    no record of them was made."""
     if isinstance(games, GameTable):
         games.require(needed, where)
         return games
+    if isinstance(games, GameRows) and games.unmade:
+        rows = _table(games, *_row_columns(games))
+        rows.require(needed, where)
+        return rows
     records = list(games)
+    table: GameTable | None
     try:
-        table = _columns(records)
+        table = _table(_objects(records), *_record_columns(records))
     except (_NotWellFormed, KeyError, TypeError, AttributeError):
         table = None  # the uncommon case: find and name the bad record one by one
     if table is None or not set(needed) <= table.checked:
         for index, record in enumerate(records):
             check_game(record, where(index, record), needed)
-    return table if table is not None else _columns(records)
+    return table if table is not None else _table(_objects(records), *_record_columns(records))
 
 
 class _NotWellFormed(Exception):
@@ -205,88 +214,124 @@ def _codes(values: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
     return distinct, np.fromiter(map(index.__getitem__, values), np.int64, count=len(values))
 
 
+def _first_seen(values: list[Any], codes: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """``_codes`` of the row values ``values[codes]`` (every value occurs), from their codes."""
+    distinct, first = np.unique(codes, return_index=True)
+    order = distinct[np.argsort(first, kind="stable")]
+    renumber = np.empty(len(values), dtype=np.int64)
+    renumber[order] = np.arange(len(order))
+    return [values[i] for i in order.tolist()], renumber[codes]
+
+
 def _objects(values: Sequence[Any]) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
 
 
-_FIELDS = (
-    "model", "baseline", "question_id", "model_position", "judge", "game", "label", "parsed",
-    "category", "version", "epoch", "strong_weight", "style",
+_SAMPLE_FIELDS = (
+    "model", "baseline", "question_id", "category", "version", "epoch", "strong_weight", "style",
 )  # fmt: skip
-"""What the table reads of a record, in the order ``_fields`` returns the columns."""
+"""What the table reads of a record that all games of a sample share."""
+_GAME_FIELDS = ("model_position", "judge", "game", "label", "parsed")
+"""What the table reads of a record that is the game's own."""
+
+_Columns = tuple[list[list[Any]], list[list[Any]], "np.ndarray | None", set[str]]
+"""(sample columns in ``_SAMPLE_FIELDS`` order, game columns in ``_GAME_FIELDS`` order, each
+row's sample (None: one sample per row), the fields some record lacks)."""
 
 
-def _fields(records: list[Mapping[str, Any]]) -> tuple[list[Sequence[Any]], set[str]]:
-    """(one column per field of ``_FIELDS``, the fields some record lacks), a C-level pass per
-    field. A lacking field reads as None (``parsed`` as true, as ``check_game`` reads it)."""
-    columns: list[Sequence[Any]] = []
+def _record_columns(records: list[Mapping[str, Any]]) -> _Columns:
+    """The columns of records, each its own sample: a C-level pass per field. A lacking field
+    reads as None (``parsed`` as true, as ``check_game`` reads it)."""
+    columns: list[list[Any]] = []
     absent = set()
-    for name in _FIELDS:
+    for name in (*_SAMPLE_FIELDS, *_GAME_FIELDS):
         try:  # records as the log reader makes them: every field present
             columns.append(list(map(itemgetter(name), records)))
         except KeyError:
             absent.add(name)
             default = True if name == "parsed" else None
             columns.append([r.get(name, default) for r in records])
-    return columns, absent
+    return columns[: len(_SAMPLE_FIELDS)], columns[len(_SAMPLE_FIELDS) :], None, absent
 
 
-def _columns(records: list[Mapping[str, Any]]) -> GameTable:
-    """The columns of records that have ``BATTLE_FIELDS`` with a valid position and label (else
+def _row_columns(rows: GameRows) -> _Columns:
+    """The columns of the rows the log reader kept, read from the parsed scores: the fields a
+    sample's games share once per sample, the games' own once per game."""
+    used, row_sample = np.unique(rows.sample, return_inverse=True)
+    samples = [rows.samples[i] for i in used.tolist()]
+    shared = [list(map(attrgetter(name), samples)) for name in _SAMPLE_FIELDS]
+    own = [list(map(attrgetter(name), rows.scored)) for name in _GAME_FIELDS]
+    return shared, own, row_sample.reshape(-1).astype(np.int64), set()
+
+
+def _table(
+    records: np.ndarray | GameRows,
+    shared: list[list[Any]],
+    own: list[list[Any]],
+    row_sample: np.ndarray | None,
+    absent: set[str],
+) -> GameTable:
+    """The table of columns that have ``BATTLE_FIELDS`` with a valid position and label (else
     an exception: ``game_table`` then names the bad record); ``checked`` adds the other
-    ``RECORD_FIELDS`` every record has."""
-    columns, absent = _fields(records)
-    (
-        names, baselines, question_id, positions, judge, game, raw_labels, parsed,
-        category, version, epoch, weights, styles,
-    ) = columns  # fmt: skip
-    distinct_labels = set(raw_labels)
+    ``RECORD_FIELDS`` every record has. Shared columns are coded once per sample, then spread
+    over its rows (``row_sample``)."""
+    names, baselines, question_id, category, version, epoch, weights, styles = shared
+    positions, judge, game, raw_labels, parsed = own
     if (
         absent & set(BATTLE_FIELDS)
         or not set(positions) <= {"A", "B"}
         or not all(
             label is None or (isinstance(label, str) and normalize_label(label))
-            for label in distinct_labels
+            for label in set(raw_labels)
         )
     ):
         raise _NotWellFormed
+
+    def rows(column: np.ndarray) -> np.ndarray:
+        return column if row_sample is None else column[row_sample]
+
     text = {m: str(m) for m in {*names, *baselines}}
     models = sorted(set(text.values()))
     position = {t: i for i, t in enumerate(models)}
     code = {m: position[t] for m, t in text.items()}
     judges, judge_code = _codes(judge)
     prompts, prompt = _codes(question_id)
+    if row_sample is not None:
+        prompts, prompt = _first_seen(prompts, prompt[row_sample])
     games, game_code = _codes(game)
-    n = len(records)
+    n = len(raw_labels)
     label = np.fromiter(map(_LABEL_CODE.get, raw_labels, repeat(_SPELLED)), np.int8, count=n)
     label[~np.fromiter(map(bool, parsed), bool, count=n)] = UNPARSED
     for i in np.flatnonzero(label == _SPELLED).tolist():  # spellings with spaces: rare
         label[i] = LABELS.index(str(normalize_label(raw_labels[i])))
     model_style, baseline_style, malformed = _styles(styles)
+    s = len(names)
     return GameTable(
-        records=_objects(records),
+        records=records,
         checked=frozenset(BATTLE_FIELDS) | ({"judge", "game", "label"} - absent),
         models=tuple(models),
-        model=np.fromiter(map(code.__getitem__, names), np.int64, count=n),
-        baseline=np.fromiter(map(code.__getitem__, baselines), np.int64, count=n),
+        model=rows(np.fromiter(map(code.__getitem__, names), np.int64, count=s)),
+        baseline=rows(np.fromiter(map(code.__getitem__, baselines), np.int64, count=s)),
         judges=tuple(judges),
         judge_code=judge_code,
-        question_id=_objects(question_id),
+        question_id=rows(_objects(question_id)),
         prompts=tuple(prompts),
         prompt=prompt,
-        category=_objects(category),
-        version=_objects(version),
-        epoch=np.array([int(e or 1) for e in epoch], dtype=np.int64),
+        category=rows(_objects(category)),
+        version=rows(_objects(version)),
+        epoch=rows(np.array([int(e or 1) for e in epoch], dtype=np.int64)),
         games=tuple(games),
         game_code=game_code,
         position_a=np.array(positions, dtype=object) == "A",
         label=label,
-        strong_weight=np.array([np.nan if w is None else float(w) for w in weights], dtype=float),
-        model_style=model_style,
-        baseline_style=baseline_style,
-        malformed_style=malformed,
+        strong_weight=rows(
+            np.array([np.nan if w is None else float(w) for w in weights], dtype=float)
+        ),
+        model_style=None if model_style is None else rows(model_style),
+        baseline_style=None if baseline_style is None else rows(baseline_style),
+        malformed_style=rows(malformed),
     )
 
 
