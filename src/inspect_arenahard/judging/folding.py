@@ -182,6 +182,9 @@ def table_text(fold: Callable[[str], str]) -> str:
         "# The code points whose fold is not themselves (first, last, what they fold to: nothing,",
         "# a code point at a distance, or code points), made by",
         "# python -m inspect_arenahard.judging.folding",
+        "# Sources: this Python's unicodedata (decompositions and categories of the Unicode version",
+        "# above) and confusables.tsv beside this file (its header names its sources).",
+        "# Unicode data licence: https://www.unicode.org/license.txt",
         *(f"{first:04X}\t{last:04X}\t{value}" for first, last, value in rows),
     ]
     return "\n".join(lines) + "\n"
