@@ -10,6 +10,7 @@ escapes, labels and markers) both must give the same reading, map and rewritten 
 from __future__ import annotations
 
 import html
+import random
 import re
 from bisect import bisect_right
 from functools import partial
@@ -151,6 +152,48 @@ def test_escapes_and_markup_read_from_arrays_as_token_by_token(text: str) -> Non
         found = findings(fast, protocol)
         if found:
             assert _mapped(fast, recognised(fast, protocol)) == reference_mapped(fast, found)
+
+
+AMPERSAND_PIECES = [
+    "&", "&&", "&#", "&#x", "&#62", "&#62;", "&#x3e;", "&gt", "&gt;", "&amp", "&ampx", "&notit;",
+    "&zz;", "0", "7", ";", " ", "x", "A", "<b>", "</i>", "<!--", "-->", "\\&", "\\gt",
+    "\\[", "\\*", "*", "\u0301", "\u0301\u0302", "\u200b", "\u00ad", "\ufe0f", "\ue000",
+    "\U000f0001", "\U000e0041", "\ufb01", "\ufb00", "\u2475", "\U0001d400", "\u4e00",
+    "\U00020001", "\uff21", "\uac00", "e\u0301", "\x01",
+]  # fmt: skip
+"""Entities and their parts beside characters read as nothing (combining, format, tag and
+private-use, astral or not) or as several (``ﬁ``, ``⑵``), tags, comments and LaTeX escapes."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(AMPERSAND_PIECES), min_size=1, max_size=30),
+    st.sampled_from([40, 3000]),
+    st.randoms(use_true_random=False),
+)
+@example(["\ufb01\u0301", "&", "&#62;", "x"], 3000, random.Random(0))
+def test_runs_beside_an_ampersand_read_as_one_token_after_another(
+    pieces: list[str], count: int, rng: random.Random
+) -> None:
+    """A run of dropped or expanding characters that an ``&`` touches is read a character at a
+    time, short texts through the split (runs beside an ``&`` cut apart), long ones mostly of
+    other than ASCII through folding by arrays around the entities, tags and LaTeX commands."""
+    text = "".join(rng.choice(pieces) for _ in range(count))
+    for reading in READINGS:
+        fast, slow = canonical(text, reading), general(text, reading)
+        assert fast.text == slow.text, (text, reading)
+        assert all(map(np.array_equal, fast.segments, slow.segments)), (text, reading)
+
+
+def test_a_long_text_of_runs_beside_entities_is_folded_by_arrays() -> None:
+    text = "\ufb01\u0301&#62;\U000f0001&gt\u4e00<b>\\&\ufb00\u200b&" * 500
+    with mock.patch.object(
+        canonical_module, "_folded_around_tokens", wraps=canonical_module._folded_around_tokens
+    ) as folded:
+        for reading in READINGS:
+            fast, slow = canonical(text, reading), general(text, reading)
+            assert fast.text == slow.text and character_map(fast) == character_map(slow)
+    assert folded.call_count == 2  # the plain and rendered readings
 
 
 @settings(max_examples=200, deadline=None)

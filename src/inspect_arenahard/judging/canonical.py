@@ -404,12 +404,19 @@ def canonical(
     if reading == "rendered" and _escapes_and_markup_only(text):
         return _rendered_ascii(text)
     folds = _FOLDS[reading]
-    if reading == "plain" and len(text) >= LONG_TEXT and "&" not in text and not text.isascii():
-        codes = code_points(text)
-        if 4 * np.count_nonzero(codes > 0x7F) >= len(codes):  # else few runs: split them
-            return _folded(text, codes, folds)
-    odd = _odd_characters(text, reading)
     closable = reading == "rendered" and "<!--" in text and "-->" in text
+    ampersand = "&" in text
+    codes = code_points(text) if len(text) >= LONG_TEXT and not text.isascii() else None
+    if (
+        codes is not None
+        and not closable
+        and (ampersand or reading == "plain")
+        and 4 * np.count_nonzero(codes > 0x7F) >= len(codes)
+    ):  # many runs of dropped or expanding characters: every character folded by arrays
+        if not ampersand:
+            return _folded(text, codes, folds)
+        return _folded_around_tokens(text, codes, reading, folds, entities or EntityReads())
+    odd = _odd_characters(text, reading, codes)  # few: split them out
     if not closable and "&" not in text:
         # a token reads the same wherever it stands: one split, a read per distinct token
         parts = _split(text, reading, odd)
@@ -420,10 +427,11 @@ def canonical(
             parts[0::2] = map(_one_to_one(text, folds).__getitem__, gaps)
         parts[1::2] = map(_Reads(folds).__getitem__, tokens)
         return Canonical("".join(parts), text, reading, partial(_split_cuts, tokens, parts))
-    if not closable and not _beside_ampersand(text, odd, folds):
-        return _tokens_and_entities(text, reading, odd, folds, entities or EntityReads())
-    # one token after another: a comment hides what follows up to its end, and a run with an
-    # ``&`` is read a character at a time
+    if not closable:
+        apart = _beside_ampersand(text, odd, folds)
+        reads = entities or EntityReads()
+        return _tokens_and_entities(text, reading, odd, folds, reads, apart, codes)
+    # one token after another: a comment hides what follows up to its end
     firsts, lasts, pieces = _events(text, reading, _scanner(reading, odd, closable, True))
     read = text if text.isascii() else _one_to_one(text, folds)
     copied = list(map(read.__getitem__, map(slice, [0, *lasts], [*firsts, len(text)])))
@@ -463,15 +471,25 @@ def _folded(text: str, codes: np.ndarray, folds: _FoldTable) -> Canonical:
 
 
 def _tokens_and_entities(
-    text: str, reading: Reading, odd: str, folds: _FoldTable, entities: EntityReads
+    text: str,
+    reading: Reading,
+    odd: str,
+    folds: _FoldTable,
+    entities: EntityReads,
+    apart: bool = False,
+    codes: np.ndarray | None = None,
 ) -> Canonical:
     """The reading of a text where every token (a run of dropped or expanding characters, a
     tag, a LaTeX command) and every entity reads the same wherever it stands: one split finds
     them all, and what each shows is worked out once per distinct token and looked up by its
     number, so a token every few characters costs no Python step of its own. An entity
     candidate is split at its first character that no HTML5 name holds (what decodes and what
-    it consumes do not change; a token may start there)."""
+    it consumes do not change; a token may start there). Where ``apart``, a run beside an
+    ``&`` is cut character by character (``_apart_beside_ampersand``); ``codes``: the text's
+    code points, where already worked out."""
     parts = _token_scanner(reading, odd).split(text)
+    if apart:
+        parts = _apart_beside_ampersand(parts)
     number: dict[str, int] = {}  # each distinct token's number, in order of first appearance
     ids = np.fromiter(
         [number.setdefault(token, len(number)) for token in parts[1::2]], np.int64, len(parts) // 2
@@ -484,7 +502,7 @@ def _tokens_and_entities(
     lengths[1::2] = written[ids]
     origins = lengths.cumsum() - lengths
     # the reading gathered from one pool: the text folded one for one, then every show
-    pool = np.concatenate([_one_to_one_codes(text, folds), code_points(shows)])
+    pool = np.concatenate([_one_to_one_codes(text, folds, codes), code_points(shows)])
     starts = np.empty(len(parts), np.int64)
     starts[0::2] = origins[0::2]
     starts[1::2] = (shown.cumsum() - shown + len(text))[ids]
@@ -500,6 +518,116 @@ def _tokens_and_entities(
         return firsts, firsts + consumed[chosen_ids], size[chosen_ids]
 
     return Canonical(reading_text, text, reading, cuts)
+
+
+def _folded_around_tokens(
+    text: str, codes: np.ndarray, reading: Reading, folds: _FoldTable, entities: EntityReads
+) -> Canonical:
+    """The reading of a text with no comment to close, read as ``_tokens_and_entities`` reads
+    it where ``apart`` (``codes``: its code points), with only the entity candidates, tags and
+    LaTeX commands split out (read once per distinct token) and every other character folded
+    in array steps, as ``_folded`` folds it: a text of many distinct runs of dropped or
+    expanding characters costs no step per run. A run's character never starts nor ends
+    inside such a token, so the runs are the maximal stretches of those characters between
+    the tokens; a run that an ``&`` outside a token touches is cut character by character."""
+    parts = _entities_tags_and_latex(reading).split(text)
+    number: dict[str, int] = {}
+    ids = np.fromiter(
+        [number.setdefault(token, len(number)) for token in parts[1::2]], np.int64, len(parts) // 2
+    )
+    distinct = list(number)
+    written = np.fromiter(map(len, distinct), np.int64, len(distinct))
+    consumed, read_size, shown, shows = _token_reads(distinct, written, folds, entities)
+    lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
+    lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
+    lengths[1::2] = written[ids]
+    origins = lengths.cumsum() - lengths
+    token_at = origins[1::2]
+    n = len(codes)
+    inside = np.repeat(np.arange(len(parts)) % 2 == 1, lengths)  # in a token
+    reads = folds.codes.of(codes)
+    one = reads < CODE_POINTS
+    size = np.where(one & ~inside, 1, 0)
+    longer_at = np.flatnonzero((reads == LONGER) & ~inside)
+    longer = [folds.codes.longer[code] for code in codes[longer_at].tolist()]
+    size[longer_at] = np.fromiter(map(len, longer), np.int64, len(longer))
+    size[token_at] = shown[ids]
+    # the reading gathered from one pool: one-character folds, longer folds, token shows
+    start = np.arange(n)
+    start[longer_at] = n + size[longer_at].cumsum() - size[longer_at]
+    start[token_at] = n + len("".join(longer)) + (shown.cumsum() - shown)[ids]
+    pool = np.concatenate(
+        [np.where(one, reads, 0), code_points("".join(longer)), code_points(shows)]
+    )
+    shown_at = np.repeat(start - (size.cumsum() - size), size) + np.arange(size.sum())
+    reading_text = pool[shown_at].astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+
+    def cuts() -> tuple[np.ndarray, ...]:
+        cut = ~one & ~inside
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], cut.view(np.int8), [0]])))
+        firsts, lasts = edges[0::2], edges[1::2]
+        ampersand = codes == ord("&")
+        before = firsts > 0
+        before[before] = ampersand[firsts[before] - 1] & ~inside[firsts[before] - 1]
+        touched = before | np.append(ampersand, False)[lasts]
+        total = np.concatenate([[0], size.cumsum()])
+        last = np.zeros(n + 1, np.int64)  # where each cut starting here ends, and its size
+        cut_size = np.zeros(n + 1, np.int64)
+        whole = ~touched
+        last[firsts[whole]] = lasts[whole]
+        cut_size[firsts[whole]] = total[lasts[whole]] - total[firsts[whole]]
+        run = np.zeros(n + 1, np.int8)  # the characters of the touched runs, one cut each
+        np.add.at(run, firsts[touched], 1)
+        np.add.at(run, lasts[touched], -1)
+        apart = np.flatnonzero(np.cumsum(run)[:n])
+        last[apart], cut_size[apart] = apart + 1, size[apart]
+        read = np.flatnonzero(consumed[ids] > 0)
+        last[token_at[read]] = token_at[read] + consumed[ids[read]]
+        cut_size[token_at[read]] = read_size[ids[read]]
+        at = np.flatnonzero(last)
+        return at, last[at], cut_size[at]
+
+    return Canonical(reading_text, text, reading, cuts)
+
+
+@lru_cache(maxsize=2)
+def _entities_tags_and_latex(reading: Reading) -> re.Pattern[str]:
+    """The token scanner's pattern without runs: entity candidates and, for the rendered
+    reading, tags and LaTeX commands (no comments: none can close)."""
+    if reading == "plain":
+        return re.compile(f"(&{_ENTITY_NAME})")
+    latex = _LATEX.pattern.removeprefix("\\\\")
+    return re.compile(f"([&<\\\\](?:(?<=&){_ENTITY_NAME}|(?<=<){_TAG_START}|(?<=\\\\){latex}))")
+
+
+def _apart_beside_ampersand(parts: list[str]) -> list[str]:
+    """``parts`` (copied text and tokens, alternating) with each run of dropped or expanding
+    characters that an ``&`` touches cut into its characters: a reader meets that ``&`` first
+    and reads on from it a character at a time (``_events``). Only the ``&`` at the end of
+    such a stretch can decode (a name or number never holds a run's character), so the
+    entity candidates and the other tokens stay as split; an ``&`` that a LaTeX escape
+    (``\\&``) consumed touches nothing."""
+    gaps, tokens = parts[0::2], parts[1::2]
+    after = [*tokens[1:], ""]
+    touched = [
+        k
+        for k, (token, before, gap, following) in enumerate(zip(tokens, gaps, gaps[1:], after))
+        if len(token) > 1
+        and token[0] not in "&<\\"
+        and (before[-1:] == "&" or gap[:1] == "&" or (not gap and following[:1] == "&"))
+    ]
+    if not touched:
+        return parts
+    out: list[str] = []
+    done = 0
+    for k in touched:
+        out += parts[done : 2 * k + 1]
+        characters = [""] * (2 * len(tokens[k]) - 1)
+        characters[0::2] = tokens[k]
+        out += characters
+        done = 2 * k + 2
+    out += parts[done:]
+    return out
 
 
 _ENTITY_NAME = r"(?:#[0-9]++;?|#[xX][0-9a-fA-F]++;?|[0-9A-Za-z]{1,32}+;?)"
@@ -702,9 +830,10 @@ def _one_to_one(text: str, folds: _FoldTable) -> str:
     return _one_to_one_codes(text, folds).tobytes().decode("utf-32-le", "surrogatepass")
 
 
-def _one_to_one_codes(text: str, folds: _FoldTable) -> np.ndarray:
-    """The code points of ``_one_to_one(text, folds)``."""
-    codes = code_points(text)
+def _one_to_one_codes(text: str, folds: _FoldTable, codes: np.ndarray | None = None) -> np.ndarray:
+    """The code points of ``_one_to_one(text, folds)`` (``codes``: those of ``text``, where
+    already worked out)."""
+    codes = code_points(text) if codes is None else codes
     wide = np.flatnonzero(codes > 0x7F)
     if not len(wide):
         return codes
@@ -793,15 +922,16 @@ def _narrowed(odd: str) -> tuple[str, np.ndarray]:
     return "".join(c for c in odd if c <= "\uffff") + chr(astral[0]), astral
 
 
-def _odd_characters(text: str, reading: Reading) -> str:
-    """The characters of ``text`` (``&`` aside) that the ``reading`` drops or expands."""
+def _odd_characters(text: str, reading: Reading, codes: np.ndarray | None = None) -> str:
+    """The characters of ``text`` (``&`` aside) that the ``reading`` drops or expands
+    (``codes``: its code points, where already worked out)."""
     odd = _ASCII_ODD[reading]
     if text.isascii():
         return odd
     marks = _ODD[reading]
     if len(text) < LONG_TEXT:
         return odd + "".join(sorted(c for c in set(text) if c > "\x7f" and marks[ord(c)] == "\x00"))
-    wide = code_points(text)
+    wide = code_points(text) if codes is None else codes
     wide = wide[wide > 0x7F]
     odd_codes = np.sort(wide[_FOLDS[reading].codes.of(wide) >= DROPPED]).astype(np.int64)
     distinct = odd_codes[np.diff(odd_codes, prepend=-1) != 0]  # in array passes
