@@ -172,12 +172,13 @@ private-use, astral or not) or as several (``ﬁ``, ``⑵``), tags, comments and
     st.randoms(use_true_random=False),
 )
 @example(["\ufb01\u0301", "&", "&#62;", "x"], 3000, random.Random(0))
+@example(["\ufb01\u0301", "<b>", "\\gt", "\\*", "x"], 3000, random.Random(0))  # no ``&``
 def test_runs_beside_an_ampersand_read_as_one_token_after_another(
     pieces: list[str], count: int, rng: random.Random
 ) -> None:
     """A run of dropped or expanding characters that an ``&`` touches is read a character at a
-    time, short texts through the split (runs beside an ``&`` cut apart), long ones mostly of
-    other than ASCII through folding by arrays around the entities, tags and LaTeX commands."""
+    time, short texts through the split (runs beside an ``&`` cut apart), long ones at least a
+    quarter non-ASCII through folding by arrays around the entities, tags and LaTeX commands."""
     text = "".join(rng.choice(pieces) for _ in range(count))
     for reading in READINGS:
         fast, slow = canonical(text, reading), general(text, reading)

@@ -413,8 +413,6 @@ def canonical(
         and (ampersand or reading == "plain")
         and 4 * np.count_nonzero(codes > 0x7F) >= len(codes)
     ):  # many runs of dropped or expanding characters: every character folded by arrays
-        if not ampersand:
-            return _folded(text, codes, folds)
         return _folded_around_tokens(text, codes, reading, folds, entities or EntityReads())
     odd = _odd_characters(text, reading, codes)  # few: split them out
     if not closable and "&" not in text:
@@ -441,35 +439,6 @@ def canonical(
     return Canonical("".join(joined), text, reading, lambda: (firsts, lasts, sizes))
 
 
-def _folded(text: str, codes: np.ndarray, folds: _FoldTable) -> Canonical:
-    """The plain reading of a text with no ``&`` (``codes``: its code points): every character
-    read as its fold, and the maximal runs of characters that do not read as one character cut
-    (what the split reads, token for token), in array steps, so a text of many distinct runs
-    costs no step per run (a text mostly of ASCII has few: the split reads it faster)."""
-    reads = folds.codes.of(codes)
-    one = reads < CODE_POINTS
-    size = one.astype(np.int64)
-    longer_at = np.flatnonzero(reads == LONGER)
-    if len(longer_at):  # gathered from a pool: the one-character reads, then the longer ones
-        longer = [folds.codes.longer[code] for code in codes[longer_at].tolist()]
-        size[longer_at] = np.fromiter(map(len, longer), np.int64, len(longer))
-        pool = np.concatenate([np.where(one, reads, 0), code_points("".join(longer))])
-        start = np.arange(len(codes))
-        start[longer_at] = len(codes) + size[longer_at].cumsum() - size[longer_at]
-        shown = pool[np.repeat(start - (size.cumsum() - size), size) + np.arange(size.sum())]
-    else:
-        shown = reads[one]
-    reading = shown.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], (~one).view(np.int8), [0]])))
-    firsts, lasts = edges[0::2], edges[1::2]
-
-    def cuts() -> tuple[np.ndarray, ...]:
-        read = np.concatenate([[0], size.cumsum()])
-        return firsts, lasts, read[lasts] - read[firsts]
-
-    return Canonical(reading, text, "plain", cuts)
-
-
 def _tokens_and_entities(
     text: str,
     reading: Reading,
@@ -490,16 +459,7 @@ def _tokens_and_entities(
     parts = _token_scanner(reading, odd).split(text)
     if apart:
         parts = _apart_beside_ampersand(parts)
-    number: dict[str, int] = {}  # each distinct token's number, in order of first appearance
-    ids = np.fromiter(
-        [number.setdefault(token, len(number)) for token in parts[1::2]], np.int64, len(parts) // 2
-    )
-    distinct = list(number)
-    written = np.fromiter(map(len, distinct), np.int64, len(distinct))
-    consumed, size, shown, shows = _token_reads(distinct, written, folds, entities)
-    lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
-    lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
-    lengths[1::2] = written[ids]
+    ids, consumed, size, shown, shows, lengths = _split_reads(parts, folds, entities)
     origins = lengths.cumsum() - lengths
     # the reading gathered from one pool: the text folded one for one, then every show
     pool = np.concatenate([_one_to_one_codes(text, folds, codes), code_points(shows)])
@@ -520,27 +480,52 @@ def _tokens_and_entities(
     return Canonical(reading_text, text, reading, cuts)
 
 
-def _folded_around_tokens(
-    text: str, codes: np.ndarray, reading: Reading, folds: _FoldTable, entities: EntityReads
-) -> Canonical:
-    """The reading of a text with no comment to close, read as ``_tokens_and_entities`` reads
-    it where ``apart`` (``codes``: its code points), with only the entity candidates, tags and
-    LaTeX commands split out (read once per distinct token) and every other character folded
-    in array steps, as ``_folded`` folds it: a text of many distinct runs of dropped or
-    expanding characters costs no step per run. A run's character never starts nor ends
-    inside such a token, so the runs are the maximal stretches of those characters between
-    the tokens; a run that an ``&`` outside a token touches is cut character by character."""
-    parts = _entities_tags_and_latex(reading).split(text)
-    number: dict[str, int] = {}
+class _SplitReads(NamedTuple):
+    """What the tokens of a split (copied text and tokens, alternating) read as."""
+
+    ids: np.ndarray
+    """Each token's number among the distinct tokens, in order of first appearance."""
+    consumed: np.ndarray
+    """By number: how many characters the token's read consumes (0: an entity candidate that
+    does not decode)."""
+    size: np.ndarray
+    """By number: how long the read is."""
+    shown: np.ndarray
+    """By number: how long its show (``_token_reads``) is."""
+    shows: str
+    """Every show, joined, by number."""
+    lengths: np.ndarray
+    """The length of each part as written."""
+
+
+def _split_reads(parts: list[str], folds: _FoldTable, entities: EntityReads) -> _SplitReads:
+    """The reads of the tokens of ``parts``, worked out once per distinct token and looked up
+    by its number (a token every few characters costs no Python step of its own)."""
+    number: dict[str, int] = {}  # each distinct token's number, in order of first appearance
     ids = np.fromiter(
         [number.setdefault(token, len(number)) for token in parts[1::2]], np.int64, len(parts) // 2
     )
     distinct = list(number)
     written = np.fromiter(map(len, distinct), np.int64, len(distinct))
-    consumed, read_size, shown, shows = _token_reads(distinct, written, folds, entities)
+    consumed, size, shown, shows = _token_reads(distinct, written, folds, entities)
     lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
     lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
     lengths[1::2] = written[ids]
+    return _SplitReads(ids, consumed, size, shown, shows, lengths)
+
+
+def _folded_around_tokens(
+    text: str, codes: np.ndarray, reading: Reading, folds: _FoldTable, entities: EntityReads
+) -> Canonical:
+    """The reading of a text with no comment to close (``codes``: its code points), read as
+    ``_tokens_and_entities`` reads it where ``apart``, with only the entity candidates, tags
+    and LaTeX commands split out (read once per distinct token) and every other character
+    read as its fold in array steps: a text of many distinct runs of dropped or expanding
+    characters costs no step per run. A run's character never starts nor ends inside such a
+    token, so the runs are the maximal stretches of those characters between the tokens (cut
+    whole); a run that an ``&`` outside a token touches is cut character by character."""
+    parts = _entities_tags_and_latex(reading).split(text)
+    ids, consumed, read_size, shown, shows, lengths = _split_reads(parts, folds, entities)
     origins = lengths.cumsum() - lengths
     token_at = origins[1::2]
     n = len(codes)
