@@ -7,9 +7,11 @@ costs about a microsecond: a million new characters would cost a second).
 for one Unicode version and one look-alike table (its header names both). Where the running
 Python's Unicode version or the look-alike table differs, the array is filled a character at a
 time on first meeting instead. Regenerate the table after changing ``fold`` or
-``confusables.tsv``::
+``confusables.tsv``:
 
-    python -m inspect_arenahard.judging.folding
+```bash
+python -m inspect_arenahard.judging.folding
+```
 """
 
 from __future__ import annotations
