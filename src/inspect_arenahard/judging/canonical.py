@@ -405,13 +405,9 @@ def canonical(
         return _rendered_ascii(text)
     folds = _FOLDS[reading]
     closable = reading == "rendered" and "<!--" in text and "-->" in text
-    ampersand = "&" in text
     codes = code_points(text) if len(text) >= LONG_TEXT and not text.isascii() else None
     if (
-        codes is not None
-        and not closable
-        and (ampersand or reading == "plain")
-        and 4 * np.count_nonzero(codes > 0x7F) >= len(codes)
+        codes is not None and not closable and 4 * np.count_nonzero(codes > 0x7F) >= len(codes)
     ):  # many runs of dropped or expanding characters: every character folded by arrays
         return _folded_around_tokens(text, codes, reading, folds, entities or EntityReads())
     odd = _odd_characters(text, reading, codes)  # few: split them out
