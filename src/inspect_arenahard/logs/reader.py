@@ -43,6 +43,7 @@ from inspect_arenahard.stats.game_record import (
     GameRecord,
     GameScore,
     SampleGames,
+    judgment_key,
 )
 from inspect_arenahard.stats.game_rows import GameRows, unparsed_count
 
@@ -380,9 +381,9 @@ def _run(path: str, header: Header) -> Run:
 
 def game_key(game: GameRecord) -> tuple[Any, ...]:
     """A judgment's identity: the same game judged again has the same key."""
-    return (
-        game["model"], game["baseline"], game["judge"], game["question_id"],
-        game.get("epoch") or 1, game["game"], game.get("protocol") or SCORER,
+    return judgment_key(
+        game["model"], game["baseline"], game["judge"], game["question_id"], game.get("epoch"),
+        game["game"], game.get("protocol") or SCORER,
     )  # fmt: skip
 
 

@@ -478,10 +478,19 @@ class SampleGames:
 
     def key(self, game: ScoredGame) -> tuple[Any, ...]:
         """The identity of one of its games (``inspect_arenahard.logs.reader.game_key`` of its record)."""
-        return (
-            self.model, self.baseline, game.judge, self.question_id,
-            self.epoch or 1, game.game, self.protocol,
+        return judgment_key(
+            self.model, self.baseline, game.judge, self.question_id, self.epoch, game.game,
+            self.protocol,
         )  # fmt: skip
+
+
+def judgment_key(
+    model: str, baseline: str, judge: str, question_id: str, epoch: int | None, game: int,
+    protocol: str,
+) -> tuple[Any, ...]:  # fmt: skip
+    """A judgment's identity: the same game judged again has the same key (no epoch: the
+    first)."""
+    return (model, baseline, judge, question_id, epoch or 1, game, protocol)
 
 
 def _parse_games(raw_games: list[Any], where: str) -> Iterable[ScoredGame]:
