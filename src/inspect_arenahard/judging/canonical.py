@@ -204,32 +204,45 @@ _BEYOND_UNICODE = 0x110000
 """Every number from here on reads as U+FFFD."""
 
 
-def _numeric_references(entities: list[str], reads: _CharacterReferences) -> list[str]:
-    """What each numeric entity (``&#62``, ``&#x3e;``) reads as (``reads``: by number), in
-    bulk: the numbers are worked out from the characters' codes in a few array passes (a
-    number beyond eight significant digits is beyond Unicode: U+FFFD)."""
+def _numeric_references(
+    entities: list[str], reads: _CharacterReferences, lengths: np.ndarray | None = None
+) -> list[str]:
+    """What each numeric entity (``&#62``, ``&#x3e;``; ``lengths``: theirs, where worked out)
+    reads as (``reads``: by number), in bulk: each number is worked out from the codes of its
+    last eight digits, gathered as one row per entity (a number with a significant digit
+    before those is beyond Unicode: U+FFFD), so the work is a few small arrays per entity."""
     codes = np.frombuffer("".join(entities).encode("ascii"), np.uint8)
-    lengths = np.fromiter(map(len, entities), np.int64, len(entities))
+    if lengths is None:
+        lengths = np.fromiter(map(len, entities), np.int64, len(entities))
     ends = lengths.cumsum()
     starts = ends - lengths
     hexadecimal = (codes[starts + 2] | 0x20) == ord("x")
-    last = ends - (codes[ends - 1] == ord(";"))  # the digits: [starts + 2 + hexadecimal, last)
-    owner = np.repeat(np.arange(len(entities)), lengths)
-    place = last[owner] - 1 - np.arange(len(codes))  # a digit's place, counted from the right
-    digit = _DIGIT_VALUE[codes]  # -1 for ``& # x ;``
-    counted = (digit >= 0) & (place < 8)
-    power = _POWERS[8 * hexadecimal[owner] + np.clip(place, 0, 7)]
-    numbers = np.add.reduceat(np.where(counted, digit * power, 0), starts)
-    numbers[np.logical_or.reduceat((digit > 0) & (place >= 8), starts)] = _BEYOND_UNICODE
+    first = starts + 2 + hexadecimal  # the digits: [first, last)
+    last = ends - (codes[ends - 1] == ord(";"))
+    window = last[:, None] + _WINDOW  # the last eight places, the highest first
+    digits = _DIGIT_VALUE[codes[np.maximum(window, 0)]]
+    digits[window < first[:, None]] = 0
+    digits *= _PLACES[hexadecimal.view(np.uint8)]
+    numbers = digits.sum(axis=1, dtype=np.int64)
+    longer = np.flatnonzero(last - first > len(_WINDOW))
+    if len(longer):  # a significant digit before the window: beyond Unicode
+        significant = np.concatenate([[0], np.cumsum(_DIGIT_VALUE[codes] > 0)])
+        beyond = significant[last[longer] + _WINDOW[0]] > significant[first[longer]]
+        numbers[longer[beyond]] = _BEYOND_UNICODE
     return reads.reads(np.minimum(numbers, _BEYOND_UNICODE))
 
 
 _RELATIVE = -1
 _REFERENCE_KEYS, _REFERENCE_CODES = _reference_table()
-_POWERS = np.array([10**k for k in range(8)] + [16**k for k in range(8)], np.int64)
-"""The value of a place (0–7), decimal then hexadecimal."""
+_WINDOW = np.arange(-8, 0)
+"""The places a number below ``_BEYOND_UNICODE`` may use, from its last digit."""
+_PLACES = np.array(
+    [[10**k for k in range(7, -1, -1)], [16**k for k in range(7, -1, -1)]], np.uint32
+)
+"""The value of each place of ``_WINDOW``, decimal then hexadecimal (eight hexadecimal digits
+sum to at most ``2**32 - 1``)."""
 _DIGIT_VALUE = np.array(
-    [int(c, 16) if c in "0123456789abcdefABCDEF" else -1 for c in map(chr, range(256))], np.int64
+    [int(c, 16) if c in "0123456789abcdefABCDEF" else 0 for c in map(chr, range(256))], np.uint32
 )
 
 
@@ -455,17 +468,16 @@ def _tokens_and_entities(
     parts = _token_scanner(reading, odd).split(text)
     if apart:
         parts = _apart_beside_ampersand(parts)
-    ids, consumed, size, shown, shows, lengths = _split_reads(parts, folds, entities)
+    ids, consumed, size, shown, offsets, shows, lengths = _split_reads(parts, folds, entities)
     origins = lengths.cumsum() - lengths
     # the reading gathered from one pool: the text folded one for one, then every show
     pool = np.concatenate([_one_to_one_codes(text, folds, codes), code_points(shows)])
     starts = np.empty(len(parts), np.int64)
     starts[0::2] = origins[0::2]
-    starts[1::2] = (shown.cumsum() - shown + len(text))[ids]
+    starts[1::2] = offsets[ids] + len(text)
     sizes = lengths.copy()
     sizes[1::2] = shown[ids]
-    at = np.repeat(starts - (sizes.cumsum() - sizes), sizes) + np.arange(sizes.sum())
-    reading_text = pool[at].tobytes().decode("utf-32-le", "surrogatepass")
+    reading_text = _gathered(pool, starts, sizes)
     chosen = np.flatnonzero(consumed[ids] > 0)
     firsts = origins[1::2][chosen]
     chosen_ids = ids[chosen]
@@ -474,6 +486,16 @@ def _tokens_and_entities(
         return firsts, firsts + consumed[chosen_ids], size[chosen_ids]
 
     return Canonical(reading_text, text, reading, cuts)
+
+
+def _gathered(pool: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> str:
+    """The code points ``pool[starts[i]:starts[i] + sizes[i]]`` one after another, as text:
+    one gather, by 32-bit positions where they fit (half the memory to fill and read)."""
+    total = int(sizes.sum())
+    index = np.int32 if max(len(pool), total) < 2**31 else np.int64
+    at = np.repeat((starts - (sizes.cumsum() - sizes)).astype(index), sizes)
+    at += np.arange(total, dtype=index)
+    return pool[at].astype("<u4", copy=False).tobytes().decode("utf-32-le", "surrogatepass")
 
 
 class _SplitReads(NamedTuple):
@@ -487,9 +509,11 @@ class _SplitReads(NamedTuple):
     size: np.ndarray
     """By number: how long the read is."""
     shown: np.ndarray
-    """By number: how long its show (``_token_reads``) is."""
+    """By number: how long its show (``_TokenReads``) is."""
+    offsets: np.ndarray
+    """By number: where its show starts in ``shows``."""
     shows: str
-    """Every show, joined, by number."""
+    """Every show, joined."""
     lengths: np.ndarray
     """The length of each part as written."""
 
@@ -503,11 +527,11 @@ def _split_reads(parts: list[str], folds: _FoldTable, entities: EntityReads) -> 
     )
     distinct = list(number)
     written = np.fromiter(map(len, distinct), np.int64, len(distinct))
-    consumed, size, shown, shows = _token_reads(distinct, written, folds, entities)
+    consumed, size, shown, offsets, shows = _token_reads(distinct, written, folds, entities)
     lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
     lengths[0::2] = np.fromiter(map(len, parts[0::2]), np.int64, len(ids) + 1)
     lengths[1::2] = written[ids]
-    return _SplitReads(ids, consumed, size, shown, shows, lengths)
+    return _SplitReads(ids, consumed, size, shown, offsets, shows, lengths)
 
 
 def _folded_around_tokens(
@@ -521,7 +545,7 @@ def _folded_around_tokens(
     token, so the runs are the maximal stretches of those characters between the tokens (cut
     whole); a run that an ``&`` outside a token touches is cut character by character."""
     parts = _entities_tags_and_latex(reading).split(text)
-    ids, consumed, read_size, shown, shows, lengths = _split_reads(parts, folds, entities)
+    ids, consumed, read_size, shown, offsets, shows, lengths = _split_reads(parts, folds, entities)
     origins = lengths.cumsum() - lengths
     token_at = origins[1::2]
     n = len(codes)
@@ -536,12 +560,11 @@ def _folded_around_tokens(
     # the reading gathered from one pool: one-character folds, longer folds, token shows
     start = np.arange(n)
     start[longer_at] = n + size[longer_at].cumsum() - size[longer_at]
-    start[token_at] = n + len("".join(longer)) + (shown.cumsum() - shown)[ids]
+    start[token_at] = n + len("".join(longer)) + offsets[ids]
     pool = np.concatenate(
         [np.where(one, reads, 0), code_points("".join(longer)), code_points(shows)]
     )
-    shown_at = np.repeat(start - (size.cumsum() - size), size) + np.arange(size.sum())
-    reading_text = pool[shown_at].astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    reading_text = _gathered(pool, start, size)
 
     def cuts() -> tuple[np.ndarray, ...]:
         cut = ~one & ~inside
@@ -625,46 +648,69 @@ def _token_scanner(reading: Reading, odd: str) -> _Scanner:
 
 def _token_reads(
     tokens: list[str], written: np.ndarray, folds: _FoldTable, entities: EntityReads
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
-    """Of each distinct token (``written``: their lengths): how many characters its read
-    consumes (0: an entity candidate that does not decode), how long the read is and how long
-    its show is (what the reading shows in its place: for an entity, its read and what it
-    leaves unread, or the candidate as written); and every show, joined."""
-    entity = np.fromiter(map("&".__eq__, map(operator.itemgetter(0), tokens)), bool, len(tokens))
+) -> _TokenReads:
+    """What each distinct token (``written``: their lengths) reads as: the entity candidates
+    read together (``_entity_reads``), every other token by its own read, their shows joined
+    with the candidates' first (no table of objects: a text of distinct candidates and one
+    tag has as many candidates as tokens)."""
+    entity = _characters_at(tokens, written, 0) == ord("&")
     if entity.all():
-        consumed, size, shows = _entity_reads(tokens, folds, entities)
-    else:
-        consumed = written.copy()
-        size = np.empty(len(tokens), np.int64)
-        showing = np.empty(len(tokens), object)
-        other = ~entity
-        reads = list(map(_Reads(folds).__getitem__, compress(tokens, other.tolist())))
-        showing[other] = reads
-        size[other] = np.fromiter(map(len, reads), np.int64, len(reads))
-        if entity.any():
-            candidates = list(compress(tokens, entity.tolist()))
-            consumed[entity], size[entity], showing[entity] = _entity_reads(
-                candidates, folds, entities
-            )
-        shows = showing.tolist()
-    shown = np.fromiter(map(len, shows), np.int64, len(shows))
-    return consumed, size, shown, "".join(shows)
+        consumed, size, shows, shown = _entity_reads(tokens, written, folds, entities)
+        return _TokenReads(consumed, size, shown, shown.cumsum() - shown, "".join(shows))
+    is_entity = entity.tolist()
+    candidates = list(compress(tokens, is_entity))
+    reads = list(map(_Reads(folds).__getitem__, compress(tokens, map(operator.not_, is_entity))))
+    read_size = np.fromiter(map(len, reads), np.int64, len(reads))
+    order = np.concatenate([np.flatnonzero(entity), np.flatnonzero(~entity)])
+    consumed, size, shown = written.copy(), np.empty_like(written), np.empty_like(written)
+    shows: list[str] = []
+    if candidates:
+        taken, read, shows, showing = _entity_reads(candidates, written[entity], folds, entities)
+        consumed[entity], size[entity], shown[entity] = taken, read, showing
+    size[~entity] = shown[~entity] = read_size
+    offsets = np.empty_like(written)  # shows joined: the candidates' first, then the others'
+    offsets[order] = shown[order].cumsum() - shown[order]
+    return _TokenReads(consumed, size, shown, offsets, "".join(shows + reads))
+
+
+def _characters_at(tokens: list[str], lengths: np.ndarray, place: int) -> np.ndarray:
+    """The code of each token's character at ``place`` (``lengths``: the tokens', each longer
+    than ``place``), from the codes of the tokens joined (no step per token)."""
+    return code_points("".join(tokens))[lengths.cumsum() - lengths + place]
+
+
+class _TokenReads(NamedTuple):
+    """What the distinct tokens of a split read as, by number."""
+
+    consumed: np.ndarray
+    """How many characters the token's read consumes (0: an entity candidate that does not
+    decode)."""
+    size: np.ndarray
+    """How long the read is."""
+    shown: np.ndarray
+    """How long its show is (what the reading shows in its place: for an entity candidate, its
+    read and what it leaves unread, or the candidate as written)."""
+    offsets: np.ndarray
+    """Where its show starts in ``shows``."""
+    shows: str
+    """Every show, joined."""
 
 
 def _entity_reads(
-    candidates: list[str], folds: _FoldTable, entities: EntityReads
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Of each distinct entity candidate (ASCII: the reading shows its characters as written):
-    how many characters its read consumes (0: it does not decode), how long the read is, and
-    what it shows (the read and what it leaves unread, or the candidate as written)."""
-    table = entities.table(candidates, folds)
+    candidates: list[str], written: np.ndarray, folds: _FoldTable, entities: EntityReads
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """Of each distinct entity candidate (ASCII: the reading shows its characters as written;
+    ``written``: their lengths): how many characters its read consumes (0: it does not
+    decode), how long the read is, what it shows (the read and what it leaves unread, or the
+    candidate as written) and how long that is."""
+    table = entities.table(candidates, folds, written)
     consumed, reads = table.consumed, table.reads
     size = np.fromiter(map(len, reads), np.int64, len(reads))
     if table.whole:  # every candidate read whole (numeric ones always are)
-        return consumed, size, reads
+        return consumed, size, reads, size
     took = consumed.tolist()
     shows = [r + w[c:] if c else w for r, w, c in zip(reads, candidates, took)]
-    return consumed, size, shows
+    return consumed, size, shows, np.where(consumed > 0, size + written - consumed, written)
 
 
 class _EntityTable(NamedTuple):
@@ -689,9 +735,10 @@ class EntityReads:
     def __init__(self) -> None:
         self._last: _EntityTable | None = None
 
-    def table(self, candidates: list[str], folds: _FoldTable) -> _EntityTable:
-        """``_entity_table`` of the distinct ``candidates`` folded by ``folds`` (kept, with the
-        list, until the next call: the caller leaves the list as it is)."""
+    def table(self, candidates: list[str], folds: _FoldTable, lengths: np.ndarray) -> _EntityTable:
+        """``_entity_table`` of the distinct ``candidates`` (``lengths``: theirs) folded by
+        ``folds`` (kept, with the list, until the next call: the caller leaves the list as it
+        is)."""
         last = self._last
         if last is not None and last.candidates == candidates:
             if last.folds is folds:
@@ -700,8 +747,7 @@ class EntityReads:
                 reads = _rendered_reads(last.reads, candidates)
                 self._last = table = last._replace(folds=folds, reads=reads)
                 return table
-        consumed, reads = _entity_table(candidates, folds)
-        lengths = np.fromiter(map(len, candidates), np.int64, len(candidates))
+        consumed, reads = _entity_table(candidates, folds, lengths)
         whole = bool((consumed == lengths).all())
         self._last = table = _EntityTable(candidates, folds, consumed, reads, whole)
         return table
@@ -712,10 +758,13 @@ def _rendered_reads(plain: list[str], candidates: list[str]) -> list[str]:
     but where one holds a markup character, read again (the plain fold keeps a markup
     character as itself, and the rendered fold differs from it only on those, which it drops:
     a plain read without one is the rendered read)."""
-    if _MARKUP_CHARACTER.search("".join(plain)) is None:
+    joined = "".join(plain)
+    if _MARKUP_CHARACTER.search(joined) is None:
         return plain
+    ends = np.fromiter(map(len, plain), np.int64, len(plain)).cumsum()
+    marked = np.flatnonzero(np.isin(code_points(joined), _MARKUP_CODES))
+    again = np.unique(np.searchsorted(ends, marked, "right")).tolist()  # the reads holding one
     reads = list(plain)
-    again = [k for k, read in enumerate(plain) if _MARKUP_CHARACTER.search(read)]
     _, fresh = _entity_table([candidates[k] for k in again], _FOLDS["rendered"])
     for k, read in zip(again, fresh):
         reads[k] = read
@@ -723,30 +772,34 @@ def _rendered_reads(plain: list[str], candidates: list[str]) -> list[str]:
 
 
 _MARKUP_CHARACTER = re.compile(f"[{re.escape(''.join(sorted(_MARKUP)))}]")
+_MARKUP_CODES = np.array(sorted(map(ord, _MARKUP)), np.uint32)
 
 
-def _entity_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
-    """Of each entity candidate: how many characters its read consumes (0: it does not decode)
-    and what it reads as, folded by ``folds`` where given (``""`` where it does not decode), in
-    bulk (a text of distinct entities, ``&#1&#2…``, costs no call per entity)."""
-    numeric = np.fromiter(map("#".__eq__, map(operator.itemgetter(1), entities)), bool)
+def _entity_table(
+    entities: list[str], folds: _FoldTable | None, lengths: np.ndarray | None = None
+) -> tuple[np.ndarray, list[str]]:
+    """Of each entity candidate (``lengths``: theirs, where worked out): how many characters
+    its read consumes (0: it does not decode) and what it reads as, folded by ``folds`` where
+    given (``""`` where it does not decode), in bulk (a text of distinct entities,
+    ``&#1&#2…``, costs no call per entity)."""
+    if lengths is None:
+        lengths = np.fromiter(map(len, entities), np.int64, len(entities))
+    numeric = _characters_at(entities, lengths, 1) == ord("#")
     if numeric.all():
-        return _numeric_table(entities, folds)
+        return lengths, _numeric_references(entities, _references(folds), lengths)
     if not numeric.any():
         return _named_table(entities, folds)
-    consumed = np.empty(len(entities), np.int64)
+    consumed = lengths.copy()  # numeric candidates are read whole
     reads = np.empty(len(entities), object)
-    for kind, table in ((numeric, _numeric_table), (~numeric, _named_table)):
-        at = np.flatnonzero(kind)
-        consumed[at], reads[at] = table(list(compress(entities, kind)), folds)
+    numbers = list(compress(entities, numeric.tolist()))
+    reads[numeric] = _numeric_references(numbers, _references(folds), lengths[numeric])
+    named = ~numeric
+    consumed[named], reads[named] = _named_table(list(compress(entities, named.tolist())), folds)
     return consumed, reads.tolist()
 
 
-def _numeric_table(numbers: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
-    """``_entity_table`` of numeric candidates (each read whole)."""
-    references = _CHARACTER_REFERENCES if folds is None else folds.references
-    consumed = np.fromiter(map(len, numbers), np.int64, len(numbers))
-    return consumed, _numeric_references(numbers, references)
+def _references(folds: _FoldTable | None) -> _CharacterReferences:
+    return _CHARACTER_REFERENCES if folds is None else folds.references
 
 
 def _named_table(entities: list[str], folds: _FoldTable | None) -> tuple[np.ndarray, list[str]]:
