@@ -444,6 +444,32 @@ def test_distinct_entities_beside_other_cut_characters_read_as_html_unescape(
         assert inexact(fast) == inexact(slow), reading
 
 
+MARKUP_READS = ["&#42;", "&#x2a", "&ast;", "&lowbar;", "&#95", "&#x60;", "&grave;", "&#126",
+                "&Hat;", "&#123", "&rcub;", "&dollar;", "&#36", "&#x7E;"]  # fmt: skip
+"""Entities that read as a markup character (the rendered reading drops it)."""
+MIXED_MARKUP = st.lists(
+    st.tuples(st.one_of(NUMBERS, NAMED, st.sampled_from(MARKUP_READS)), st.sampled_from(BESIDE)),
+    max_size=60,
+).map(lambda pairs: "".join(entity + beside for entity, beside in pairs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(MIXED_MARKUP, st.integers(1, 80))
+@example("&#42;<b>&#1&ast;&#2 <b>&#x2a", 1)
+def test_the_rendered_reading_after_the_plain_one_reads_entities_as_alone(
+    text: str, copies: int
+) -> None:
+    """The rendered reading given the plain reading's entity table (it takes the plain reads
+    but those holding a markup character, found by arrays, and reads those again) reads and
+    maps as the token-by-token reading, short and long (the array passes)."""
+    text *= copies
+    entities = EntityReads()
+    for reading in ("plain", "rendered"):
+        fast, slow = canonical(text, reading, entities), general(text, reading)
+        assert fast.text == slow.text, reading
+        assert inexact(fast) == inexact(slow), reading
+
+
 TOKEN_PIECES = [
     "&", "&#", "&#x", "&amp", "&amp;", "&gt", "&#62", "&#x3e;", "&a1", ";", "#", "x", "1", "A",
     " ", "\t", "\u200b", "\x00", "<", "<b>", "</i>", "\\", "\\gt", "\\text{", "$", "*", "_",

@@ -663,14 +663,16 @@ def _token_reads(
     read_size = np.fromiter(map(len, reads), np.int64, len(reads))
     order = np.concatenate([np.flatnonzero(entity), np.flatnonzero(~entity)])
     consumed, size, shown = written.copy(), np.empty_like(written), np.empty_like(written)
-    shows: list[str] = []
+    candidate_shows: list[str] = []
     if candidates:
-        taken, read, shows, showing = _entity_reads(candidates, written[entity], folds, entities)
+        taken, read, candidate_shows, showing = _entity_reads(
+            candidates, written[entity], folds, entities
+        )
         consumed[entity], size[entity], shown[entity] = taken, read, showing
     size[~entity] = shown[~entity] = read_size
     offsets = np.empty_like(written)  # shows joined: the candidates' first, then the others'
     offsets[order] = shown[order].cumsum() - shown[order]
-    return _TokenReads(consumed, size, shown, offsets, "".join(shows + reads))
+    return _TokenReads(consumed, size, shown, offsets, "".join(candidate_shows + reads))
 
 
 def _characters_at(tokens: list[str], lengths: np.ndarray, place: int) -> np.ndarray:
@@ -763,7 +765,8 @@ def _rendered_reads(plain: list[str], candidates: list[str]) -> list[str]:
         return plain
     ends = np.fromiter(map(len, plain), np.int64, len(plain)).cumsum()
     marked = np.flatnonzero(np.isin(code_points(joined), _MARKUP_CODES))
-    again = np.unique(np.searchsorted(ends, marked, "right")).tolist()  # the reads holding one
+    holding = np.searchsorted(ends, marked, "right")  # ascending: the read holding each one
+    again = holding[np.diff(holding, prepend=-1) != 0].tolist()
     reads = list(plain)
     _, fresh = _entity_table([candidates[k] for k in again], _FOLDS["rendered"])
     for k, read in zip(again, fresh):

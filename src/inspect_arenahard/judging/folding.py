@@ -120,10 +120,11 @@ class CodeFolds:
             shipped = _shipped()
             if shipped is None:
                 self._codes = np.full(CODE_POINTS, _UNKNOWN, np.uint32)
-            else:
-                self._codes = shipped[0].copy()
+            else:  # shared where nothing is hidden (read-only: every code point is known)
+                self._codes = shipped[0].copy() if self._hidden else shipped[0]
                 self.longer.update(shipped[1])
-            self._codes[[ord(c) for c in self._hidden]] = DROPPED
+            if self._hidden:
+                self._codes[[ord(c) for c in self._hidden]] = DROPPED
         return self._codes
 
     def _learn(self, codes: np.ndarray) -> None:
@@ -160,6 +161,7 @@ def _shipped() -> tuple[np.ndarray, dict[int, str]] | None:
     at = np.repeat(firsts - (sizes.cumsum() - sizes), sizes) + np.arange(sizes.sum())
     distance = np.repeat(distances, sizes)
     codes[at] = np.where(distance == DROPPED, DROPPED, at + distance)
+    codes.flags.writeable = False
     return codes, longer
 
 
