@@ -701,18 +701,11 @@ class _TokenReads(NamedTuple):
 def _entity_reads(
     candidates: list[str], written: np.ndarray, folds: _FoldTable, entities: EntityReads
 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """Of each distinct entity candidate (ASCII: the reading shows its characters as written;
-    ``written``: their lengths): how many characters its read consumes (0: it does not
-    decode), how long the read is, what it shows (the read and what it leaves unread, or the
-    candidate as written) and how long that is."""
+    """Of each distinct entity candidate (``written``: their lengths): how many characters its
+    read consumes (0: it does not decode), how long the read is, what it shows and how long
+    that is (``_EntityTable``)."""
     table = entities.table(candidates, folds, written)
-    consumed, reads = table.consumed, table.reads
-    size = np.fromiter(map(len, reads), np.int64, len(reads))
-    if table.whole:  # every candidate read whole (numeric ones always are)
-        return consumed, size, reads, size
-    took = consumed.tolist()
-    shows = [r + w[c:] if c else w for r, w, c in zip(reads, candidates, took)]
-    return consumed, size, shows, np.where(consumed > 0, size + written - consumed, written)
+    return table.consumed, table.size, table.shows, table.shown
 
 
 class _EntityTable(NamedTuple):
@@ -722,8 +715,31 @@ class _EntityTable(NamedTuple):
     folds: _FoldTable
     consumed: np.ndarray
     reads: list[str]
-    whole: bool
-    """Whether every candidate's read consumes all of it."""
+    size: np.ndarray
+    """How long each read is."""
+    shows: list[str]
+    """What the reading shows for each candidate (ASCII: its characters as written): its read
+    and what the read leaves unread, or the candidate as written where it does not decode."""
+    shown: np.ndarray
+    """How long each show is."""
+
+    @staticmethod
+    def of(
+        candidates: list[str],
+        folds: _FoldTable,
+        consumed: np.ndarray,
+        reads: list[str],
+        lengths: np.ndarray,
+    ) -> _EntityTable:
+        """The table of ``candidates`` (``lengths``: theirs) from what their reads consume and
+        the reads."""
+        size = np.fromiter(map(len, reads), np.int64, len(reads))
+        if (consumed == lengths).all():  # every candidate read whole (numeric ones always are)
+            return _EntityTable(candidates, folds, consumed, reads, size, reads, size)
+        took = consumed.tolist()
+        shows = [r + w[c:] if c else w for r, w, c in zip(reads, candidates, took)]
+        shown = np.where(consumed > 0, size + lengths - consumed, lengths)
+        return _EntityTable(candidates, folds, consumed, reads, size, shows, shown)
 
 
 class EntityReads:
@@ -747,11 +763,14 @@ class EntityReads:
                 return last
             if last.folds is _FOLDS["plain"] and folds is _FOLDS["rendered"]:
                 reads = _rendered_reads(last.reads, candidates)
-                self._last = table = last._replace(folds=folds, reads=reads)
+                if reads is last.reads:  # no read holds a markup character: the same shows
+                    self._last = table = last._replace(folds=folds)
+                else:
+                    table = _EntityTable.of(candidates, folds, last.consumed, reads, lengths)
+                    self._last = table
                 return table
         consumed, reads = _entity_table(candidates, folds, lengths)
-        whole = bool((consumed == lengths).all())
-        self._last = table = _EntityTable(candidates, folds, consumed, reads, whole)
+        self._last = table = _EntityTable.of(candidates, folds, consumed, reads, lengths)
         return table
 
 
