@@ -293,6 +293,8 @@ def _markers(text: str) -> Found:
 def _headings(text: str) -> Found:
     """ScaleEval's headings, scanned in the text after a line break so that a heading at a
     line's start is found from that break (``_HEADING_AFTER_BREAK``)."""
+    if "[" not in text:  # every heading holds one
+        return Found("delimiter", _BRACKETS, _NONE, _NONE)
     after = "\n" + text
     starts, ends = match_spans(_HEADING_AFTER_BREAK.finditer(after))
     at_break = np.fromiter(
@@ -312,6 +314,8 @@ that holds a break ends after the next line's start, so reading the break finds 
 def _named_numbers(lines: str) -> tuple[np.ndarray, np.ndarray]:
     """Lines of ``lines`` (``\\n``-separated) that name a ScaleEval verdict (``Answer: 2``),
     each found from the line break before it (``_NAMED_AFTER_BREAK``)."""
+    if not _may_name_a_verdict(lines):
+        return _NONE, _NONE
     starts, ends = match_spans(_NAMED_AFTER_BREAK.finditer("\n" + lines))
     kept = ends > starts + 1
     return starts[kept], ends[kept] - 1  # each match starts with the break before its line
@@ -323,6 +327,18 @@ _NAMED_AFTER_BREAK = re.compile(
 """``NAMED_NUMBER_LINE`` from the line break before the line (the text is scanned with a break
 before it): the scan passes over any other character at C speed. A named line holds no break,
 so each match ends before the break that starts the next."""
+
+
+_NAMING_LETTERS = "eEoO"
+"""Every word a line can name its verdict with (``answer``, ``verdict``, ``choice``,
+``decision``, ``option``) holds an ``e`` or an ``o``, and no other character matches one when
+case is ignored."""
+
+
+def _may_name_a_verdict(text: str) -> bool:
+    """Whether ``text`` can hold a line naming a verdict (four substring searches, far faster
+    than the scan on text without those letters: entities, digits, code points)."""
+    return any(letter in text for letter in _NAMING_LETTERS)
 
 
 def _verdict_numbers(text: str) -> Found:
@@ -341,7 +357,7 @@ def _verdict_numbers(text: str) -> Found:
 
 
 def _judge_named_numbers(text: str) -> Found:
-    if not any(d in text for d in "012"):
+    if not any(d in text for d in "012") or not _may_name_a_verdict(text):
         return Found("scaleeval_verdict", _DIGIT_WORDS, _NONE, _NONE)
     return Found("scaleeval_verdict", _DIGIT_WORDS, *_named_numbers(_OTHER_BREAKS.sub("\n", text)))
 
