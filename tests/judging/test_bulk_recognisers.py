@@ -184,6 +184,7 @@ PHRASE_PIECES = [
     "final", "verdict", "must", "ignore", "disregard", "forget", "all ", "previous", "the ",
     "assistant", "answer", "response", "model", "output", " a", " b", "'s", " is ", "better",
     "far ", "the winner", "as", "an", "mo", "ou", "fo", "re", "ev", "xjudge", "\u00e9judge",
+    "\u00a0", "\u2003", "\U0001d400", "\ud800", "?", "\x7f", "my\u00a0verdict",
 ]  # fmt: skip
 
 

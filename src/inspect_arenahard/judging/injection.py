@@ -84,7 +84,8 @@ _ROLE_TAGS = (
     ("AVAILABLE_TOOLS]", ("[",)),
 )
 """Mistral's ``[INST]``/``[/INST]``, ``[TOOL_CALLS]``… and Llama 2's ``<<SYS>>``: found by their
-tail with ``str.find`` (a run of brackets costs nothing)."""
+tail with ``str.find`` (a run of brackets costs nothing); the tails holding ``TOOL`` are looked
+for only in a text that holds it (one search instead of three in most texts)."""
 _TURN = re.compile(
     "|".join(f"{w[0]}(?<=^{w[0]}){w[1:]}[ \\t]*+:" for w in ("Human", "Assistant", "System"))
     + r"|#(?<=^#)#{0,5}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
@@ -219,16 +220,18 @@ def _phrase_starts(lowered: str) -> np.ndarray | None:
     whole, a character that can follow it there, and no ASCII word character before it; or
     None when that is more than one place in 16 (beyond, one scan of the whole text is
     faster)."""
-    raw = lowered.encode("ascii") if lowered.isascii() else _ascii_bytes(lowered)
+    raw = lowered.encode("ascii", "replace")  # a non-ASCII character as ``?``
     padded = raw + b"\x7f" * _LONGEST_WORD  # what follows the last word: the text's end
     codes = np.frombuffer(padded, np.uint8)
     firsts = []
     for offset in (0, 1):  # the pairs starting at even places, then odd ones
         pairs = np.frombuffer(padded, "<u2", max(0, len(raw) - offset) // 2, offset)
-        firsts.append(np.flatnonzero(_PAIR_ROWS[pairs] >= 0) * 2 + offset)
+        firsts.append(np.flatnonzero(_PAIR_STARTS.take(pairs)) * 2 + offset)
     places = np.sort(np.concatenate(firsts))
-    places = places[(places == 0) | ~_ASCII_WORD[codes[np.maximum(places - 1, 0)]]]
     rows = _PAIR_ROWS[codes[places] + 256 * codes[places + 1].astype(np.int64)]
+    kept = _THIRDS[rows, codes[places + 2]]  # drops most places at once
+    kept &= (places == 0) | ~_ASCII_WORD[codes[np.maximum(places - 1, 0)]]
+    places, rows = places[kept], rows[kept]
     whole = np.zeros(len(places), bool)
     for row, word, follows in _WORD_CHECKS:
         mine = np.flatnonzero(rows == row)
@@ -241,37 +244,39 @@ def _phrase_starts(lowered: str) -> np.ndarray | None:
     return None if 16 * len(places) > len(raw) else places
 
 
-def _ascii_bytes(text: str) -> bytes:
-    """``text`` one byte per character, every non-ASCII character read as ``\\x7f`` (in no
-    phrase's word, and no ASCII word character)."""
-    codes = code_points(text)
-    return np.minimum(codes, 0x7F).astype(np.uint8).tobytes()
-
-
 _FOLLOWING = (r"[s\W]", r"\s", r"[ \tab]", r"[ \t]")
 """By phrase of ``_TO_JUDGE_PHRASES``, what the character after its word can be (the start
 of its rest: a word boundary or the plural ``s``, a space, ``[ \\t]*+[ab]``, a space or tab)."""
 
 
-def _phrase_tables() -> tuple[np.ndarray, list[tuple[int, str, np.ndarray]]]:
+def _phrase_tables() -> tuple[np.ndarray, np.ndarray, list[tuple[int, str, np.ndarray]]]:
     """By the first two letters of a phrase's word (``first + 256 * second``, the text's bytes
-    read as little-endian pairs): a row, or -1 where no word starts so; and for each word, its
-    row, the word, and by byte whether it can follow the word (``_FOLLOWING``; the byte
-    ``\x7f`` stands for a non-ASCII character and for the text's end, and may follow any)."""
+    read as little-endian pairs): a row, or -1 where no word starts so; by row, the third
+    characters that may follow (any, after a two-letter word); and for each word, its row, the
+    word, and by byte whether it can follow the word (``_FOLLOWING``). The bytes ``?`` (which
+    stands for a non-ASCII character too) and ``\x7f`` (the text's end) may follow any word."""
     rows = np.full(1 << 16, -1, np.int64)
+    thirds: list[np.ndarray] = []
     checks = []
     for (words, _), following in zip(_TO_JUDGE_PHRASES, _FOLLOWING, strict=True):
         follows = np.array([re.fullmatch(following, chr(c)) is not None for c in range(256)])
-        follows[0x7F] = True
+        follows[[ord("?"), 0x7F]] = True
         for word in words:
             key = ord(word[0]) + 256 * ord(word[1])
             if rows[key] < 0:
-                rows[key] = rows.max() + 1
+                rows[key] = len(thirds)
+                thirds.append(np.zeros(256, bool))
+            if len(word) > 2:
+                thirds[rows[key]][ord(word[2])] = True
+            else:
+                thirds[rows[key]][:] = True
             checks.append((int(rows[key]), word, follows))
-    return rows, checks
+    return rows, np.array(thirds), checks
 
 
-_PAIR_ROWS, _WORD_CHECKS = _phrase_tables()
+_PAIR_ROWS, _THIRDS, _WORD_CHECKS = _phrase_tables()
+_PAIR_STARTS = _PAIR_ROWS >= 0
+"""Whether a phrase's word starts with a pair (a table of bytes: read faster than the rows)."""
 _LONGEST_WORD = max(len(word) for words, _ in _TO_JUDGE_PHRASES for word in words)
 _ASCII_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(256)]) & (
     np.arange(256) < 128
@@ -379,8 +384,9 @@ def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarra
         words = _words_after_openings(lowered)
     starts, ends = _opened(text, *words)
     tags: list[int] = []
+    tools = "TOOL" in text
     for tail, openings in _ROLE_TAGS:
-        at = text.find(tail)
+        at = text.find(tail) if tools or "TOOL" not in tail else -1
         while at >= 0:
             tag = next(
                 (o for o in openings if at >= len(o) and text.startswith(o, at - len(o))), None
