@@ -376,9 +376,11 @@ def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarra
         words = (_NONE, _NONE)  # a role word needs its opening
     elif lowered is None:
         words = match_spans(_ROLE_WORD.finditer(text))
+    elif 8 * marks >= len(text):  # openings everywhere: one scan for the words is cheaper
+        words = match_spans(_ROLE_WORD_LOWER.finditer(lowered))
     elif (after_openings := _words_at_openings(lowered, hashed)) is not None:
         words = after_openings
-    elif len(text) < LONG_TEXT or 8 * marks >= len(text):
+    elif len(text) < LONG_TEXT:
         words = match_spans(_ROLE_WORD_LOWER.finditer(lowered))
     else:
         words = _words_after_openings(lowered)
