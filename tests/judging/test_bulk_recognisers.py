@@ -243,3 +243,17 @@ def test_every_word_naming_a_verdict_holds_a_letter_the_quick_check_looks_for() 
         assert set(word) & set(integrity._NAMING_LETTERS), word
     assert integrity._judge_named_numbers("&#1;\nANSWER: 1\n").starts.tolist() == [5]
     assert not len(integrity._judge_named_numbers("&#1;\nANSWR: 1\n").starts)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*NAMED_PIECES, "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_lines_split_where_the_parser_splits(text: str) -> None:
+    """``_lines`` gives the text with every other line break as ``\\n``, also where the quick
+    ASCII check returns the text as it is."""
+    expected = "".join("\n" if ch in LINE_BREAKS else ch for ch in text)
+    assert integrity._lines(text) == expected

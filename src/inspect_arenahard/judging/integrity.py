@@ -193,6 +193,15 @@ nothing is scanned twice)."""
 _OTHER_BREAKS = re.compile("[" + re.escape(LINE_BREAKS.replace("\n", "")) + "]")
 """The line breaks other than ``\\n`` that ScaleEval's parser splits on (a C-speed substitution:
 ``str.translate`` with a table is a Python lookup per character on non-ASCII text)."""
+_ASCII_OTHER_BREAKS = tuple(ch for ch in LINE_BREAKS if ch.isascii() and ch != "\n")
+
+
+def _lines(text: str) -> str:
+    """``text`` with the line breaks ScaleEval's parser splits on written as ``\\n``: an ASCII
+    text is first searched for the few ASCII ones (a byte search each, faster than the scan)."""
+    if text.isascii() and not any(ch in text for ch in _ASCII_OTHER_BREAKS):
+        return text
+    return _OTHER_BREAKS.sub("\n", text)
 
 
 def _five_point(text: str) -> Found:
@@ -347,7 +356,7 @@ def _verdict_numbers(text: str) -> Found:
     judge that quotes the text's end and stops would show it)."""
     if not any(d in text for d in "012"):
         return Found("scaleeval_number", _DIGIT_WORDS, _NONE, _NONE)
-    lines = _OTHER_BREAKS.sub("\n", text)  # the line breaks ScaleEval's parser splits on
+    lines = _lines(text)
     starts, ends = _named_numbers(lines)
     end = len(lines.rstrip())  # the end of the last non-blank line
     start = lines.rfind("\n", 0, end) + 1
@@ -359,7 +368,7 @@ def _verdict_numbers(text: str) -> Found:
 def _judge_named_numbers(text: str) -> Found:
     if not any(d in text for d in "012") or not _may_name_a_verdict(text):
         return Found("scaleeval_verdict", _DIGIT_WORDS, _NONE, _NONE)
-    return Found("scaleeval_verdict", _DIGIT_WORDS, *_named_numbers(_OTHER_BREAKS.sub("\n", text)))
+    return Found("scaleeval_verdict", _DIGIT_WORDS, *_named_numbers(_lines(text)))
 
 
 def _criteria(text: str) -> Found:
