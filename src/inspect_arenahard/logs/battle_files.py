@@ -135,15 +135,17 @@ def _codes(
     return _lookup(present, indices, names), names
 
 
-def _battle_codes(
-    table: pa.Table,
-) -> tuple[tuple[tuple[str, ...], np.ndarray, np.ndarray], np.ndarray]:
+ModelCodes = tuple[tuple[str, ...], np.ndarray, np.ndarray]
+"""The model names (sorted) and each row's ``model_a`` and ``model_b`` as indices into them."""
+
+
+def _battle_codes(table: pa.Table) -> tuple[ModelCodes, np.ndarray]:
     """``_model_codes`` and each row's winner as an index into ``WINNER_POINTS``' keys."""
     winner = _codes(_column(table, "winner"), table.num_rows, list(WINNER_POINTS))[0]
     return _model_codes(table), winner
 
 
-def _model_codes(table: pa.Table) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+def _model_codes(table: pa.Table) -> ModelCodes:
     """The model names (sorted) and each row's ``model_a`` and ``model_b`` as indices into them
     (-1 where absent); each column is encoded once."""
     rows = table.num_rows

@@ -522,9 +522,7 @@ def leaderboard(
     models = tuple(battles.models[i] for i in ranked)
     if base not in models:
         raise ValueError(f"baseline {base!r} has no parsed battles")
-    if len(ranked) == len(
-        battles.models
-    ):  # every model ranked: its codes stay (no 2 × 8 MB copies)
+    if len(ranked) == len(battles.models):  # every model ranked: the codes stay as they are
         data = replace(used, models=models)
     else:
         data = replace(used, models=models, a=remap[used.a], b=remap[used.b])
