@@ -40,7 +40,7 @@ from inspect_arenahard.report.audit_checks import (
     median_pair_similarity,
     nearest_similarity,
 )
-from inspect_arenahard.report.audit_inputs import AnswerReader, _sample
+from inspect_arenahard.report.audit_inputs import AnswerReader, RecordColumns, _sample
 from inspect_arenahard.stats.game_record import SCORE_RECORDS, AnswerAudit, GameScore
 from inspect_arenahard.stats.sample_usage import SampleUsage
 from tests.helpers.scripted import judged, scripted_model
@@ -364,7 +364,7 @@ def test_samples_adaptive_judging_skipped_are_not_audited() -> None:
     assert answers.by_log == {}
     scored = reader.ScoredSample("q1", 1, skipped, None)
     answers.scored("log.eval", scored)
-    assert answers.scored_all("log.eval") and answers.records_by_log["log.eval"] == []
+    assert answers.scored_all("log.eval") and list(answers.records_by_log["log.eval"]) == []
     usage = costs.UsageReader()
     usage.scored("log.eval", scored)
     assert usage.scored_all("log.eval") and usage.tally_by_log["log.eval"] == {}
@@ -404,9 +404,8 @@ def test_readers_keep_plain_values_the_collector_does_not_scan(logs: Path) -> No
     assert samples == 2 * N and sum(map(len, answers.records_by_log.values())) == samples
     gc.collect()  # tuples of plain values are untracked by the collector's first looks
     gc.collect()
-    assert _tracked_reachable(answers) <= 3 + 2 * len(
-        result.runs
-    )  # the reader, dicts, a list per log
+    # the reader, its dicts, and per log a list per field (``RecordColumns``)
+    assert _tracked_reachable(answers) <= 3 + 14 * len(result.runs)
     assert _tracked_reachable(usage) < samples / 2  # the tallies: a count per role and model
     as_objects = [  # the same records as objects: the measure sees them
         RecordedAnswer(AnswerAudit.from_row(row), points)
@@ -414,6 +413,15 @@ def test_readers_keep_plain_values_the_collector_does_not_scan(logs: Path) -> No
         for _, _, _, points, row in rows
     ]
     assert _tracked_reachable(as_objects) > samples
+
+
+def _record_columns(rows: list[tuple]) -> RecordColumns:
+    columns = RecordColumns()
+    for model, q, epoch, points, row in rows:
+        sample = reader.ScoredSample(q, epoch, None, points)
+        columns.append(sample, model, AnswerAudit.from_row(row))
+    assert list(columns) == rows
+    return columns
 
 
 def test_answers_of_a_newer_run_replace_and_are_counted() -> None:
@@ -424,9 +432,12 @@ def test_answers_of_a_newer_run_replace_and_are_counted() -> None:
     old = [(None, q, 1, 0.0, row) for q in ("q1", "q2", "q3")]
     new = [("m", q, 1, 1.0, row) for q in ("q2", "q3", "q4")]
     answers.records_by_log = {
-        "old.eval": old,
-        "new.eval": new,
-        "other.eval": [("o", "q1", 1, 0.5, row)],
+        path: _record_columns(rows)
+        for path, rows in (
+            ("old.eval", old),
+            ("new.eval", new),
+            ("other.eval", [("o", "q1", 1, 0.5, row)]),
+        )
     }
     runs = [
         reader.Run(path, "arenahard", model, "success", created)
