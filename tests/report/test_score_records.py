@@ -381,6 +381,32 @@ def test_differing_bits_agree_without_numpy_popcount(monkeypatch: pytest.MonkeyP
     assert (module._differing_bits(words) == fast).all()
 
 
+def test_pair_counts_by_blocks_equal_every_pair_counted_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The closest pair and the pairs' histogram, taken a block of rows at a time, equal those
+    of all pairs i < j counted one by one, whatever the block size (blocks of the real 128
+    rows included, and rows repeated: 0 bits apart)."""
+    from inspect_arenahard.judging import answer_audit as module
+
+    words = np.random.default_rng(1).integers(0, 2**63, size=(300, 8), dtype=np.uint64)
+    words[7] = words[250]
+    pairs = [
+        (i, sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(words[i], words[j])), j)
+        for i in range(len(words))
+        for j in range(i + 1, len(words))
+    ]
+    closest = [min(d for i, d, j in pairs if k in (i, j)) for k in range(len(words))]
+    histogram = np.bincount([d for _, d, _ in pairs], minlength=SKETCH_BITS + 1)
+    for block in (1, 7, 128, 512):
+        got_closest, got_histogram = module._pair_counts(words, block)
+        assert got_closest.tolist() == closest and np.array_equal(got_histogram, histogram)
+    assert module._pair_counts(words[:1])[0].tolist() == [SKETCH_BITS + 1]  # a lone row
+    monkeypatch.delattr(np, "bitwise_count")  # numpy < 2: the full matrix
+    got_closest, got_histogram = module._pair_counts(words)
+    assert got_closest.tolist() == closest and np.array_equal(got_histogram, histogram)
+
+
 def _tracked_reachable(*roots: object) -> int:
     """Objects the garbage collector tracks that are reachable from ``roots`` (not through
     their classes)."""
