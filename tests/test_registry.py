@@ -93,7 +93,7 @@ def test_wheel_ships_templates_and_configs(tmp_path: Path) -> None:
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "[inspect_ai]" in text and "inspect_arenahard._registry" in text
-    assert "arenahard = inspect_arenahard.cli:main" in text
+    assert "arenahard = inspect_arenahard.cli:console" in text
 
 
 def test_public_api_exports_every_task_for_type_checkers() -> None:

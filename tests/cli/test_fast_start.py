@@ -155,3 +155,29 @@ def test_reading_judge_logs_loads_neither_inspect_nor_scikit_learn(
     heavy = {m.split(".")[0] for m in loaded} & set(HEAVY) - {"scipy"}
     assert not heavy, f"{command} LOGS {' '.join(flags)} imported {sorted(heavy)}"
     assert not {m for m in loaded if m.startswith("scipy.stats")}
+
+
+CONSOLE_EXIT = """
+import gc, sys
+from inspect_arenahard.cli import console, main
+sys.argv = ["arenahard", *sys.argv[1:]]
+frozen_after_main = (main(sys.argv[1:]), gc.get_freeze_count())
+code = console()
+print("MAIN", *frozen_after_main, "CONSOLE", code, gc.get_freeze_count())
+"""
+
+
+@pytest.mark.shared_data
+def test_the_console_script_leaves_the_heap_frozen_for_its_exit_and_main_does_not() -> None:
+    """The process ends after the console script, so its heap is frozen (the interpreter's last
+    collection skips what the command built); ``main`` called in-process leaves the collector
+    as it was, and both give the same exit code."""
+    battles = shared("battles", "lmarena_74e8b6f_arena_hard_battles.jsonl")
+    argv = ["leaderboard", "--battles", str(battles), "--ci-method", "official", "--rounds", "2"]
+    out = subprocess.run(
+        [sys.executable, "-c", CONSOLE_EXIT, *argv], capture_output=True, text=True, check=True
+    ).stdout
+    words = out.rsplit("MAIN", 1)[1].split()
+    main_code, main_frozen, console_code, console_frozen = map(int, words[:2] + words[3:])
+    assert main_code == console_code == 0
+    assert main_frozen == 0 and console_frozen > 10_000

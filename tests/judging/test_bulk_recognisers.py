@@ -122,11 +122,9 @@ _REFERENCES = {
         r"^(?:Human|Assistant|System)[ \t]*+:|^#{1,6}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
         re.MULTILINE,
     ),
-    "_OPEN_BEFORE_BREAK": re.compile(r"</?\|?[ \t]{0,4}\n|^#{2,3}[ \t]{0,4}\n", re.MULTILINE),
     "_ROLE_WORD_LOWER": re.compile(f"(?=[{injection._ROLE_INITIALS}])(?:{injection._ROLE_WORDS})"),
-    "_OPEN_BEFORE_WORD": re.compile(
-        rf"</?\|?[ \t]{{0,4}}(?=[{injection._ROLE_INITIALS}])"
-        rf"|^#{{2,3}}[ \t]{{0,4}}(?=[{injection._ROLE_INITIALS}])",
+    "_WORD_AFTER_OPENING": re.compile(
+        rf"(?:</?\|?|^#{{2,3}})[ \t]{{0,4}}(?:({injection._ROLE_WORD_LOWER.pattern})|\n)",
         re.MULTILINE,
     ),
 }
@@ -138,9 +136,15 @@ def test_scans_that_start_with_a_class_match_the_patterns_they_stand_for(text: s
     for name, reference in _REFERENCES.items():
         fast = getattr(injection, name)
         for scanned in (text, text.lower()):
-            assert [m.span() for m in fast.finditer(scanned)] == [
-                m.span() for m in reference.finditer(scanned)
+            assert [m.regs for m in fast.finditer(scanned)] == [
+                m.regs for m in reference.finditer(scanned)
             ], (name, scanned)
+    if "\n##" not in text and not text.startswith("##"):  # what ``_WORD_AFTER_ANGLE`` is for
+        angle, opening = injection._WORD_AFTER_ANGLE, injection._WORD_AFTER_OPENING
+        lowered = text.lower()
+        assert [m.regs for m in angle.finditer(lowered)] == [
+            m.regs for m in opening.finditer(lowered)
+        ], text
 
 
 HEADING_PIECES = [
@@ -180,6 +184,7 @@ PHRASE_PIECES = [
     "final", "verdict", "must", "ignore", "disregard", "forget", "all ", "previous", "the ",
     "assistant", "answer", "response", "model", "output", " a", " b", "'s", " is ", "better",
     "far ", "the winner", "as", "an", "mo", "ou", "fo", "re", "ev", "xjudge", "\u00e9judge",
+    "\u00a0", "\u2003", "\U0001d400", "\ud800", "?", "\x7f", "my\u00a0verdict",
 ]  # fmt: skip
 
 
@@ -216,3 +221,39 @@ def test_role_words_tried_after_openings_match_a_whole_scan(text: str) -> None:
         found = injection._opened(written, *tried)
         assert found[0].tolist() == expected[0].tolist(), written
         assert found[1].tolist() == expected[1].tolist(), written
+
+
+@settings(max_examples=1500, deadline=None)
+@given(PROSE)
+def test_fake_turns_found_from_line_breaks_match_the_turn_pattern(text: str) -> None:
+    for written in (text, "\n" + text, text.upper(), text.replace("v", "\u0131")):
+        starts, ends = injection._turns(written)
+        assert list(zip(starts.tolist(), ends.tolist())) == [
+            m.span() for m in _REFERENCES["_TURN"].finditer(written)
+        ], written
+
+
+def test_every_word_naming_a_verdict_holds_a_letter_the_quick_check_looks_for() -> None:
+    """``_may_name_a_verdict`` skips a text with no ``e``/``o``: each verdict word has one."""
+    from inspect_arenahard.judging import scaleeval_verdicts
+
+    words = scaleeval_verdicts._WORDS.removeprefix("(?:").removesuffix(")").split("|")
+    assert len(words) == 5
+    for word in words:
+        assert set(word) & set(integrity._NAMING_LETTERS), word
+    assert integrity._judge_named_numbers("&#1;\nANSWER: 1\n").starts.tolist() == [5]
+    assert not len(integrity._judge_named_numbers("&#1;\nANSWR: 1\n").starts)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*NAMED_PIECES, "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_lines_split_where_the_parser_splits(text: str) -> None:
+    """``_lines`` gives the text with every other line break as ``\\n``, also where the quick
+    ASCII check returns the text as it is."""
+    expected = "".join("\n" if ch in LINE_BREAKS else ch for ch in text)
+    assert integrity._lines(text) == expected

@@ -19,6 +19,7 @@ from inspect_arenahard.logs.battle_files import (
     read_battles_soon,
 )
 from inspect_arenahard.stats.battles import Battles, distinct
+from inspect_arenahard.stats.estimates import leaderboard
 from tests.helpers.battles import BATTLE_FILE
 from tests.helpers.shared_data import shared
 from tests.helpers.style_games import BASELINE, MODELS, answer_metadata
@@ -282,3 +283,26 @@ def test_values_known_at_read_are_what_the_rows_hold(tmp_path: Path, labels: boo
         assert battles.values(column) == loop == by_rows.values(column), column
         assert battles.named(column) == loop - {None}, column
     assert battles.named("category") == ({"hard_prompt", "coding"} if labels else set())
+
+
+@pytest.mark.shared_data
+def test_columns_a_file_lacks_take_no_memory_and_refuse_writes(tmp_path: Path) -> None:
+    """A four-field file's absent columns are views of one None and its epochs of one 1: no
+    memory per row, and read-only, so nothing can write one row of a shared value. Selecting
+    rows and ranking read them as the row reader's filled columns."""
+    rows = [
+        {k: r[k] for k in ("question_id", "model_a", "model_b", "winner")} for r in arena_rows()
+    ]
+    path = write(tmp_path / "arena.jsonl", rows)
+    battles, by_rows = read_battles_jsonl(path), read_battle_rows(path)
+    for column in ("category", "judge", "baseline", "version", "epoch"):
+        values = getattr(battles, column)
+        assert values.strides == (0,) and not values.flags.writeable, column
+        with pytest.raises(ValueError, match="read-only"):
+            values[0] = values[0]
+        assert getattr(by_rows, column).flags.writeable, column  # the row reader fills them
+    even = np.arange(len(battles)) % 2 == 0
+    assert_same_battles(battles.select(even), by_rows.select(even))
+    for how in ({"ci_method": "sandwich"}, {"ci_method": "official", "rounds": 20, "seed": 3}):
+        ours, theirs = leaderboard(battles, **how), leaderboard(by_rows, **how)  # type: ignore[arg-type]
+        assert ours.rows == theirs.rows and ours.exclusions == theirs.exclusions

@@ -9,13 +9,14 @@ start-up time of the command that runs.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from typing import Sequence
 
 from inspect_arenahard.errors import UserError, is_user_error
 
-__all__ = ["COMMANDS", "SUBCOMMANDS", "build_parser", "main", "one_line"]
+__all__ = ["COMMANDS", "SUBCOMMANDS", "build_parser", "console", "main", "one_line"]
 
 COMMANDS: dict[str, str] = {
     "leaderboard": "leaderboard",
@@ -102,6 +103,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise  # a bug: keep the traceback
         print(f"arenahard {args.command}: error: {one_line(ex)}", file=sys.stderr)
         return 2
+
+
+def console() -> int:
+    """The ``arenahard`` console script: ``main`` on the process's arguments, then the heap
+    frozen, since the process ends next: the interpreter's last collection skips what the
+    command built (50–70 ms of CPU after a million battles). ``main`` leaves in-process callers
+    their collector as it was."""
+    try:
+        return main()
+    finally:
+        gc.freeze()
 
 
 def one_line(ex: BaseException) -> str:

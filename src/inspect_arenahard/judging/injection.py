@@ -6,8 +6,10 @@ the answer (``inspect_arenahard.judging.canonical``) and not already in its prom
 
 from __future__ import annotations
 
+import operator
 import re
 from functools import lru_cache
+from itertools import chain, repeat
 from typing import Iterator
 
 import numpy as np
@@ -55,17 +57,25 @@ case-sensitive scan is faster: each alternative starts with its letter, so the r
 skips any other character at C speed and tries only the words with the letter it stands on, in
 their order); the opening before the word (``<|``, ``<``, ``</``, ``##``) is checked by
 ``_role_markers``."""
-_OPEN_BEFORE_WORD = re.compile(
-    rf"</?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])|#(?<=^#)#{{1,2}}[ \t]{{0,4}}(?=[{_ROLE_INITIALS}])",
+_WORD_AFTER_OPENING = re.compile(
+    rf"[<#](?:(?<=<)(?=[/|{_ROLE_INITIALS} \t\n])/?\|?|(?<=^#)#{{1,2}})[ \t]{{0,4}}"
+    rf"(?=[{_ROLE_INITIALS}\n])(?:({_ROLE_WORD_LOWER.pattern})|\n)",
     re.MULTILINE,
 )
-"""An opening ``_ROLE_OPEN`` accepts, ending where a role word may start (lowercased text); both
-branches start with their character (the line start is checked behind the first ``#``), so the
-scan passes over any other character at C speed."""
+"""An opening ``_ROLE_OPEN`` accepts (``<``, ``</``, ``<|``, ``</|``, or ``##``/``###`` at a line
+start, then up to four spaces) and the role word it ends at (group 1, lowercased text), or the
+line break it ends at (group 1 empty). It starts with the class of the openings' first
+characters (the line start is checked behind ``#``), so the scan passes over any other character
+at C speed; the character after ``<`` and the one after the opening are checked first (a ``<``
+of a tag or a comparison fails at once); one scan gives every word directly after an opening."""
+_WORD_AFTER_ANGLE = re.compile(
+    rf"<(?=[/|{_ROLE_INITIALS} \t\n])/?\|?[ \t]{{0,4}}(?=[{_ROLE_INITIALS}\n])"
+    rf"(?:({_ROLE_WORD_LOWER.pattern})|\n)"
+)
+"""``_WORD_AFTER_OPENING`` for a text without ``##`` at a line start (no ``#`` is tried; a
+pattern that starts with one character is searched for fastest)."""
+_WORD_SPAN = operator.methodcaller("span", 1)
 _ROLE_OPEN = re.compile(r"</?\|?[ \t]{0,4}$|^#{2,3}[ \t]{0,4}$", re.MULTILINE)
-_OPEN_BEFORE_BREAK = re.compile(r"</?\|?[ \t]{0,4}\n|#(?<=^#)#{1,2}[ \t]{0,4}\n", re.MULTILINE)
-"""An opening that ends at a line break (``_ROLE_OPEN`` also accepts a word after it on the
-next line)."""
 _ROLE_TAGS = (
     ("INST]", ("[/", "[")),
     ("SYS>>", ("<</", "<<")),
@@ -74,7 +84,8 @@ _ROLE_TAGS = (
     ("AVAILABLE_TOOLS]", ("[",)),
 )
 """Mistral's ``[INST]``/``[/INST]``, ``[TOOL_CALLS]``… and Llama 2's ``<<SYS>>``: found by their
-tail with ``str.find`` (a run of brackets costs nothing)."""
+tail with ``str.find`` (a run of brackets costs nothing); the tails holding ``TOOL`` are looked
+for only in a text that holds it (one search instead of three in most texts)."""
 _TURN = re.compile(
     "|".join(f"{w[0]}(?<=^{w[0]}){w[1:]}[ \\t]*+:" for w in ("Human", "Assistant", "System"))
     + r"|#(?<=^#)#{0,5}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b",
@@ -83,6 +94,11 @@ _TURN = re.compile(
 """A fake turn at a line's start (``Human:``, ``Assistant:``, ``System:``) or a verdict heading
 (``## Verdict``). Each branch starts with its first character (the line start is checked behind
 it), so the scan passes over any other character at C speed."""
+_TURN_AFTER_BREAK = re.compile(
+    r"\n(?:(?:Human|Assistant|System)[ \t]*+:|#{1,6}[ \t]*+(?i:final[ \t]++)?(?i:verdict)\b)"
+)
+"""``_TURN`` from the line break before the turn (a scan for one character, the fastest): a
+turn holds no line break, so each match ends before the break that starts the next."""
 _TO_JUDGE_PHRASES = (
     (
         ("judge", "evaluator", "grader", "rater", "assessor", "reviewer"),
@@ -125,7 +141,7 @@ _TO_JUDGE_LOWER = re.compile(_TO_JUDGE.pattern.replace("[AB]", "[ab]"))
 """``_TO_JUDGE`` for lowercased text (a case-sensitive scan is faster); it matches where
 ``_TO_JUDGE`` does unless the text holds a character that matches a Latin letter only when case
 is ignored (``_CASE_EXTRAS``) or lowercases to two."""
-_CASE_EXTRAS = re.compile("[\u0130\u0131\u017f]")
+_CASE_EXTRAS = "\u0130\u0131\u017f"
 """The characters besides the Kelvin sign (which lowercases to ``k``) that match an ASCII letter
 when case is ignored: ``İ`` and ``ı`` (``i``), ``ſ`` (``s``)."""
 _FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
@@ -157,13 +173,14 @@ def _judge_only(canon: Canonical) -> Hits:
     for kind, found in judge_only(canon):
         starts, ends = found.starts, found.ends
         if kind == "battle_label" and len(starts):
-            ends_line = [_LINE_END.match(text, end) is not None for end in ends.tolist()]
+            line_ends = map(_LINE_END.match, repeat(text), ends.tolist())
+            ends_line = np.fromiter(map(operator.is_not, line_ends, repeat(None)), bool, len(ends))
             starts, ends = starts[ends_line], ends[ends_line]
         hits.append((kind, starts, ends))
     lowered = text.lower()
     folded = len(lowered) == len(text)  # lowercasing kept every offset
     hits.append(("role_marker", *_role_markers(text, lowered if folded else None)))
-    lower_scan = folded and _CASE_EXTRAS.search(text) is None
+    lower_scan = folded and not _case_extras(text)
     phrases = _judge_phrases(lowered) if lower_scan else match_spans(_TO_JUDGE.finditer(text))
     hits.append(("judge_instruction", *phrases))
     return hits
@@ -180,18 +197,18 @@ def _judge_phrases(lowered: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _phrases_where_words_start(lowered: str) -> tuple[np.ndarray, np.ndarray]:
     """``_TO_JUDGE_LOWER``'s matches in ``lowered``, tried only where a phrase's word can start:
-    its first two letters, its third, and no ASCII word character before it (array operations
-    on the text's bytes); where that leaves many places, one scan of the whole text. A match
-    starts only at such a place, so trying each in order after the last match's end finds what
-    the scan finds."""
+    one of its words whole, a character that may follow it, and no ASCII word character before
+    it (array operations on the text's bytes); where that leaves many places, one scan of the
+    whole text. A match starts only at such a place, so trying each in order after the last
+    match's end finds what the scan finds."""
     places = _phrase_starts(lowered)
     if places is None:
         return match_spans(_TO_JUDGE_LOWER.finditer(lowered))
-    match = _TO_JUDGE_LOWER.match
+    tried = map(_TO_JUDGE_LOWER.match, repeat(lowered), places.tolist())
     spans: list[int] = []
     end = 0
-    for at in places.tolist():
-        if at >= end and (found := match(lowered, at)) is not None:
+    for found in filter(None, tried):  # a match inside the one before is not scanned for
+        if found.start() >= end:
             spans += found.span()
             end = spans[-1]
     flat = np.array(spans, np.int64)
@@ -199,38 +216,51 @@ def _phrases_where_words_start(lowered: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _phrase_starts(lowered: str) -> np.ndarray | None:
-    """Where a judge phrase's word may start in ``lowered`` (a superset, ascending), or None
-    when that is more than one place in 16 (beyond, one scan of the whole text is faster)."""
-    raw = lowered.encode("ascii") if lowered.isascii() else _ascii_bytes(lowered)
-    padded = raw + b"\x7f"  # a third character after the last pair
+    """Where a judge phrase may start in ``lowered`` (a superset, ascending): one of its words
+    whole, a character that can follow it there, and no ASCII word character before it; or
+    None when that is more than one place in 16 (beyond, one scan of the whole text is
+    faster)."""
+    raw = lowered.encode("ascii", "replace")  # a non-ASCII character as ``?``
+    padded = raw + b"\x7f" * _LONGEST_WORD  # what follows the last word: the text's end
     codes = np.frombuffer(padded, np.uint8)
     firsts = []
     for offset in (0, 1):  # the pairs starting at even places, then odd ones
         pairs = np.frombuffer(padded, "<u2", max(0, len(raw) - offset) // 2, offset)
-        firsts.append(np.flatnonzero(_PAIR_WORDS[pairs] >= 0) * 2 + offset)
+        firsts.append(np.flatnonzero(_PAIR_STARTS.take(pairs)) * 2 + offset)
     places = np.sort(np.concatenate(firsts))
-    words = _PAIR_WORDS[codes[places] + 256 * codes[places + 1].astype(np.int64)]
-    kept = _THIRDS[words, codes[places + 2]]
+    rows = _PAIR_ROWS[codes[places] + 256 * codes[places + 1].astype(np.int64)]
+    kept = _THIRDS[rows, codes[places + 2]]  # drops most places at once
     kept &= (places == 0) | ~_ASCII_WORD[codes[np.maximum(places - 1, 0)]]
-    places = places[kept]
+    places, rows = places[kept], rows[kept]
+    whole = np.zeros(len(places), bool)
+    for row, word, follows in _WORD_CHECKS:
+        mine = np.flatnonzero(rows == row)
+        at = places[mine]
+        fits = follows[codes[at + len(word)]]
+        for k in range(2, len(word)):
+            fits &= codes[at + k] == ord(word[k])
+        whole[mine[fits]] = True
+    places = places[whole]
     return None if 16 * len(places) > len(raw) else places
 
 
-def _ascii_bytes(text: str) -> bytes:
-    """``text`` one byte per character, every non-ASCII character read as ``\\x7f`` (in no
-    phrase's word, and no ASCII word character)."""
-    codes = code_points(text)
-    return np.minimum(codes, 0x7F).astype(np.uint8).tobytes()
+_FOLLOWING = (r"[s\W]", r"\s", r"[ \tab]", r"[ \t]")
+"""By phrase of ``_TO_JUDGE_PHRASES``, what the character after its word can be (the start
+of its rest: a word boundary or the plural ``s``, a space, ``[ \\t]*+[ab]``, a space or tab)."""
 
 
-def _phrase_tables() -> tuple[np.ndarray, np.ndarray]:
+def _phrase_tables() -> tuple[np.ndarray, np.ndarray, list[tuple[int, str, np.ndarray]]]:
     """By the first two letters of a phrase's word (``first + 256 * second``, the text's bytes
-    read as little-endian pairs): a row of the second table, or -1 where no word starts so;
-    by row, the third characters that may follow (any, after a two-letter word: the byte
-    ``\\x7f`` stands for the text's end)."""
+    read as little-endian pairs): a row, or -1 where no word starts so; by row, the third
+    characters that may follow (any, after a two-letter word); and for each word, its row, the
+    word, and by byte whether it can follow the word (``_FOLLOWING``). The bytes ``?`` (which
+    stands for a non-ASCII character too) and ``\x7f`` (the text's end) may follow any word."""
     rows = np.full(1 << 16, -1, np.int64)
     thirds: list[np.ndarray] = []
-    for words, _ in _TO_JUDGE_PHRASES:
+    checks = []
+    for (words, _), following in zip(_TO_JUDGE_PHRASES, _FOLLOWING, strict=True):
+        follows = np.array([re.fullmatch(following, chr(c)) is not None for c in range(256)])
+        follows[[ord("?"), 0x7F]] = True
         for word in words:
             key = ord(word[0]) + 256 * ord(word[1])
             if rows[key] < 0:
@@ -240,10 +270,14 @@ def _phrase_tables() -> tuple[np.ndarray, np.ndarray]:
                 thirds[rows[key]][ord(word[2])] = True
             else:
                 thirds[rows[key]][:] = True
-    return rows, np.array(thirds)
+            checks.append((int(rows[key]), word, follows))
+    return rows, np.array(thirds), checks
 
 
-_PAIR_WORDS, _THIRDS = _phrase_tables()
+_PAIR_ROWS, _THIRDS, _WORD_CHECKS = _phrase_tables()
+_PAIR_STARTS = _PAIR_ROWS >= 0
+"""Whether a phrase's word starts with a pair (a table of bytes: read faster than the rows)."""
+_LONGEST_WORD = max(len(word) for words, _ in _TO_JUDGE_PHRASES for word in words)
 _ASCII_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(256)]) & (
     np.arange(256) < 128
 )
@@ -324,8 +358,10 @@ def _overlaps(spans: tuple[np.ndarray, np.ndarray], lo: np.ndarray, hi: np.ndarr
 
 
 def _sorted_spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The spans in (start, end) order."""
-    order = np.lexsort((hi, lo))
+    """The spans in (start, end) order (a stable sort of one integer per span: they come as
+    a few sorted runs, one per reading and recogniser, which a merge sort takes in one pass)."""
+    scale = int(hi.max()) + 1 if len(hi) else 1
+    order = np.argsort(lo * scale + hi, kind="stable")
     return lo[order], hi[order]
 
 
@@ -334,25 +370,25 @@ def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarra
     ``<tool_call>``) and of fake turns at a line start (``Human:``, ``Assistant:``,
     ``## Verdict``), in that order; ``lowered``: ``text.lower()`` where that keeps every offset,
     else None."""
-    marks = text.count("<") + text.count("#")  # where openings can start
+    hashed = "\n##" in text or text.startswith("##")  # a ``##`` opening starts a line
+    marks = text.count("<") + (text.count("#") if hashed else 0)  # where openings can start
     if not marks:
         words = (_NONE, _NONE)  # a role word needs its opening
     elif lowered is None:
         words = match_spans(_ROLE_WORD.finditer(text))
-    elif 64 * marks < len(text) and _OPEN_BEFORE_BREAK.search(text) is None:
-        # few openings, each ending where its word starts: try the word only there (role words
-        # never overlap, so this finds what a scan of the whole text finds)
-        match = _ROLE_WORD_LOWER.match
-        tried = (match(lowered, m.end()) for m in _OPEN_BEFORE_WORD.finditer(lowered))
-        words = match_spans(m for m in tried if m is not None)
-    elif len(text) < LONG_TEXT or 8 * marks >= len(text):
+    elif 8 * marks >= len(text):  # openings everywhere: one scan for the words is cheaper
+        words = match_spans(_ROLE_WORD_LOWER.finditer(lowered))
+    elif (after_openings := _words_at_openings(lowered, hashed)) is not None:
+        words = after_openings
+    elif len(text) < LONG_TEXT:
         words = match_spans(_ROLE_WORD_LOWER.finditer(lowered))
     else:
         words = _words_after_openings(lowered)
     starts, ends = _opened(text, *words)
     tags: list[int] = []
+    tools = "TOOL" in text
     for tail, openings in _ROLE_TAGS:
-        at = text.find(tail)
+        at = text.find(tail) if tools or "TOOL" not in tail else -1
         while at >= 0:
             tag = next(
                 (o for o in openings if at >= len(o) and text.startswith(o, at - len(o))), None
@@ -361,11 +397,41 @@ def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarra
                 tags += (at - len(tag), at + len(tail))
             at = text.find(tail, at + 1)
     flat = np.array(tags, np.int64)
-    turns = match_spans(_TURN.finditer(text))
+    turns = _turns(text)
     return (
         np.concatenate([starts, flat[0::2], turns[0]]),
         np.concatenate([ends, flat[1::2], turns[1]]),
     )
+
+
+def _words_at_openings(lowered: str, hashed: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """The role words of ``lowered`` that start where an opening ends (``_WORD_AFTER_OPENING``),
+    or None when an opening ends at a line break (``_ROLE_OPEN`` then also accepts a word
+    later on the next line). Without such an opening, these are the words of a scan of the
+    whole text that an opening precedes: a role word holds no ``<`` or ``#`` and ends with
+    ``>`` or ``:``, so none covers an opening, and an opening that does not end at a break
+    ends where its word starts. ``hashed``: whether ``##`` starts a line."""
+    scan = _WORD_AFTER_OPENING if hashed else _WORD_AFTER_ANGLE
+    scanned = map(_WORD_SPAN, scan.finditer(lowered))
+    flat = np.fromiter(chain.from_iterable(scanned), np.int64)
+    if len(flat) and flat.min() < 0:  # an opening at a line break (its group unmatched)
+        return None
+    return flat[0::2], flat[1::2]
+
+
+def _turns(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """``_TURN``'s matches in ``text``: at its start, then each from the break before it."""
+    first = _TURN.match(text)
+    starts, ends = match_spans(_TURN_AFTER_BREAK.finditer(text))
+    if first is not None:
+        return np.append(first.start(), starts + 1), np.append(first.end(), ends)
+    return starts + 1, ends
+
+
+def _case_extras(text: str) -> bool:
+    """Whether ``text`` holds a ``_CASE_EXTRAS`` character (substring searches: an ASCII text
+    is answered at once)."""
+    return not text.isascii() and any(ch in text for ch in _CASE_EXTRAS)
 
 
 def _words_after_openings(lowered: str) -> tuple[np.ndarray, np.ndarray]:

@@ -193,6 +193,15 @@ nothing is scanned twice)."""
 _OTHER_BREAKS = re.compile("[" + re.escape(LINE_BREAKS.replace("\n", "")) + "]")
 """The line breaks other than ``\\n`` that ScaleEval's parser splits on (a C-speed substitution:
 ``str.translate`` with a table is a Python lookup per character on non-ASCII text)."""
+_ASCII_OTHER_BREAKS = tuple(ch for ch in LINE_BREAKS if ch.isascii() and ch != "\n")
+
+
+def _lines(text: str) -> str:
+    """``text`` with the line breaks ScaleEval's parser splits on written as ``\\n``: an ASCII
+    text is first searched for the few ASCII ones (a byte search each, faster than the scan)."""
+    if text.isascii() and not any(ch in text for ch in _ASCII_OTHER_BREAKS):
+        return text
+    return _OTHER_BREAKS.sub("\n", text)
 
 
 def _five_point(text: str) -> Found:
@@ -293,6 +302,8 @@ def _markers(text: str) -> Found:
 def _headings(text: str) -> Found:
     """ScaleEval's headings, scanned in the text after a line break so that a heading at a
     line's start is found from that break (``_HEADING_AFTER_BREAK``)."""
+    if "[" not in text:  # every heading holds one
+        return Found("delimiter", _BRACKETS, _NONE, _NONE)
     after = "\n" + text
     starts, ends = match_spans(_HEADING_AFTER_BREAK.finditer(after))
     at_break = np.fromiter(
@@ -312,6 +323,8 @@ that holds a break ends after the next line's start, so reading the break finds 
 def _named_numbers(lines: str) -> tuple[np.ndarray, np.ndarray]:
     """Lines of ``lines`` (``\\n``-separated) that name a ScaleEval verdict (``Answer: 2``),
     each found from the line break before it (``_NAMED_AFTER_BREAK``)."""
+    if not _may_name_a_verdict(lines):
+        return _NONE, _NONE
     starts, ends = match_spans(_NAMED_AFTER_BREAK.finditer("\n" + lines))
     kept = ends > starts + 1
     return starts[kept], ends[kept] - 1  # each match starts with the break before its line
@@ -325,13 +338,25 @@ before it): the scan passes over any other character at C speed. A named line ho
 so each match ends before the break that starts the next."""
 
 
+_NAMING_LETTERS = "eEoO"
+"""Every word a line can name its verdict with (``answer``, ``verdict``, ``choice``,
+``decision``, ``option``) holds an ``e`` or an ``o``, and no other character matches one when
+case is ignored."""
+
+
+def _may_name_a_verdict(text: str) -> bool:
+    """Whether ``text`` can hold a line naming a verdict (four substring searches, far faster
+    than the scan on text without those letters: entities, digits, code points)."""
+    return any(letter in text for letter in _NAMING_LETTERS)
+
+
 def _verdict_numbers(text: str) -> Found:
     """What ScaleEval's parser could read as a verdict if a judge showed ``text``: every line
     naming its verdict, and a lone digit, named or bare, on the last non-blank line (where a
     judge that quotes the text's end and stops would show it)."""
     if not any(d in text for d in "012"):
         return Found("scaleeval_number", _DIGIT_WORDS, _NONE, _NONE)
-    lines = _OTHER_BREAKS.sub("\n", text)  # the line breaks ScaleEval's parser splits on
+    lines = _lines(text)
     starts, ends = _named_numbers(lines)
     end = len(lines.rstrip())  # the end of the last non-blank line
     start = lines.rfind("\n", 0, end) + 1
@@ -341,9 +366,9 @@ def _verdict_numbers(text: str) -> Found:
 
 
 def _judge_named_numbers(text: str) -> Found:
-    if not any(d in text for d in "012"):
+    if not any(d in text for d in "012") or not _may_name_a_verdict(text):
         return Found("scaleeval_verdict", _DIGIT_WORDS, _NONE, _NONE)
-    return Found("scaleeval_verdict", _DIGIT_WORDS, *_named_numbers(_OTHER_BREAKS.sub("\n", text)))
+    return Found("scaleeval_verdict", _DIGIT_WORDS, *_named_numbers(_lines(text)))
 
 
 def _criteria(text: str) -> Found:

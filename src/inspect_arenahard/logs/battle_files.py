@@ -91,12 +91,16 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
         return None
     rows = table.num_rows
     try:
-        models, a, b = _model_codes(table)
-        question_id = _column(table, "question_id")
+        # the model and winner codes (pyarrow's hashing, numpy: no GIL) on a second core while
+        # this thread makes the question ids' Python strings (GIL held throughout)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="battle-codes") as pool:
+            codes = pool.submit(_battle_codes, table)
+            question_id = _column(table, "question_id")
+            question_ids = _objects(question_id, rows)
+            (models, a, b), winner = codes.result()
         return BattleColumns(
-            models=models, a=a, b=b,
-            winner=_codes(_column(table, "winner"), rows, list(WINNER_POINTS))[0],
-            question_id=_objects(question_id, rows),
+            models=models, a=a, b=b, winner=winner,
+            question_id=question_ids,
             category=_labels(_column(table, "category"), rows),
             judge=_labels(_column(table, "judge"), rows),
             **_style(_column(table, "conv_metadata"), rows),
@@ -131,7 +135,17 @@ def _codes(
     return _lookup(present, indices, names), names
 
 
-def _model_codes(table: pa.Table) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+ModelCodes = tuple[tuple[str, ...], np.ndarray, np.ndarray]
+"""The model names (sorted) and each row's ``model_a`` and ``model_b`` as indices into them."""
+
+
+def _battle_codes(table: pa.Table) -> tuple[ModelCodes, np.ndarray]:
+    """``_model_codes`` and each row's winner as an index into ``WINNER_POINTS``' keys."""
+    winner = _codes(_column(table, "winner"), table.num_rows, list(WINNER_POINTS))[0]
+    return _model_codes(table), winner
+
+
+def _model_codes(table: pa.Table) -> ModelCodes:
     """The model names (sorted) and each row's ``model_a`` and ``model_b`` as indices into them
     (-1 where absent); each column is encoded once."""
     rows = table.num_rows

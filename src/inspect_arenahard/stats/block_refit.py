@@ -107,7 +107,7 @@ class BlockRefit:
             kept.append(cell_counts)
             rows.append(row)
             battles.append(total.astype(self.count_type))
-            gradients.append(np.r_[grad_won, grad_won - self.expected_at_full @ total])
+            gradients.append(np.concatenate((grad_won, grad_won - self.expected_at_full @ total)))
         linked = self._linked(rows)
         thetas = np.empty((len(kept), m))
         newton = np.flatnonzero(~linked).tolist()

@@ -522,7 +522,10 @@ def leaderboard(
     models = tuple(battles.models[i] for i in ranked)
     if base not in models:
         raise ValueError(f"baseline {base!r} has no parsed battles")
-    data = replace(used, models=models, a=remap[used.a], b=remap[used.b])
+    if len(ranked) == len(battles.models):  # every model ranked: the codes stay as they are
+        data = replace(used, models=models)
+    else:
+        data = replace(used, models=models, a=remap[used.a], b=remap[used.b])
     anchor = models.index(base)
     if style_refits not in REFITS:
         raise ValueError(f"unknown refits {style_refits!r}; choose from {', '.join(REFITS)}")
