@@ -40,7 +40,7 @@ from inspect_arenahard.report.audit_checks import (
     median_pair_similarity,
     nearest_similarity,
 )
-from inspect_arenahard.report.audit_inputs import AnswerReader, _sample
+from inspect_arenahard.report.audit_inputs import AnswerReader, RecordColumns, _sample
 from inspect_arenahard.stats.game_record import SCORE_RECORDS, AnswerAudit, GameScore
 from inspect_arenahard.stats.sample_usage import SampleUsage
 from tests.helpers.scripted import judged, scripted_model
@@ -364,7 +364,7 @@ def test_samples_adaptive_judging_skipped_are_not_audited() -> None:
     assert answers.by_log == {}
     scored = reader.ScoredSample("q1", 1, skipped, None)
     answers.scored("log.eval", scored)
-    assert answers.scored_all("log.eval") and answers.records_by_log["log.eval"] == []
+    assert answers.scored_all("log.eval") and list(answers.records_by_log["log.eval"]) == []
     usage = costs.UsageReader()
     usage.scored("log.eval", scored)
     assert usage.scored_all("log.eval") and usage.tally_by_log["log.eval"] == {}
@@ -379,6 +379,32 @@ def test_differing_bits_agree_without_numpy_popcount(monkeypatch: pytest.MonkeyP
     assert (fast.ravel() == np.array(brute).sum(axis=1)).all()
     monkeypatch.delattr(np, "bitwise_count")
     assert (module._differing_bits(words) == fast).all()
+
+
+def test_pair_counts_by_blocks_equal_every_pair_counted_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The closest pair and the pairs' histogram, taken a block of rows at a time, equal those
+    of all pairs i < j counted one by one, whatever the block size (blocks of the real 128
+    rows included, and rows repeated: 0 bits apart)."""
+    from inspect_arenahard.judging import answer_audit as module
+
+    words = np.random.default_rng(1).integers(0, 2**63, size=(300, 8), dtype=np.uint64)
+    words[7] = words[250]
+    pairs = [
+        (i, sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(words[i], words[j])), j)
+        for i in range(len(words))
+        for j in range(i + 1, len(words))
+    ]
+    closest = [min(d for i, d, j in pairs if k in (i, j)) for k in range(len(words))]
+    histogram = np.bincount([d for _, d, _ in pairs], minlength=SKETCH_BITS + 1)
+    for block in (1, 7, 128, 512):
+        got_closest, got_histogram = module._pair_counts(words, block)
+        assert got_closest.tolist() == closest and np.array_equal(got_histogram, histogram)
+    assert module._pair_counts(words[:1])[0].tolist() == [SKETCH_BITS + 1]  # a lone row
+    monkeypatch.delattr(np, "bitwise_count")  # numpy < 2: the full matrix
+    got_closest, got_histogram = module._pair_counts(words)
+    assert got_closest.tolist() == closest and np.array_equal(got_histogram, histogram)
 
 
 def _tracked_reachable(*roots: object) -> int:
@@ -404,9 +430,8 @@ def test_readers_keep_plain_values_the_collector_does_not_scan(logs: Path) -> No
     assert samples == 2 * N and sum(map(len, answers.records_by_log.values())) == samples
     gc.collect()  # tuples of plain values are untracked by the collector's first looks
     gc.collect()
-    assert _tracked_reachable(answers) <= 3 + 2 * len(
-        result.runs
-    )  # the reader, dicts, a list per log
+    # the reader, its dicts, and per log a list per field (``RecordColumns``)
+    assert _tracked_reachable(answers) <= 3 + 14 * len(result.runs)
     assert _tracked_reachable(usage) < samples / 2  # the tallies: a count per role and model
     as_objects = [  # the same records as objects: the measure sees them
         RecordedAnswer(AnswerAudit.from_row(row), points)
@@ -414,6 +439,15 @@ def test_readers_keep_plain_values_the_collector_does_not_scan(logs: Path) -> No
         for _, _, _, points, row in rows
     ]
     assert _tracked_reachable(as_objects) > samples
+
+
+def _record_columns(rows: list[tuple]) -> RecordColumns:
+    columns = RecordColumns()
+    for model, q, epoch, points, row in rows:
+        sample = reader.ScoredSample(q, epoch, None, points)
+        columns.append(sample, model, AnswerAudit.from_row(row))
+    assert list(columns) == rows
+    return columns
 
 
 def test_answers_of_a_newer_run_replace_and_are_counted() -> None:
@@ -424,9 +458,12 @@ def test_answers_of_a_newer_run_replace_and_are_counted() -> None:
     old = [(None, q, 1, 0.0, row) for q in ("q1", "q2", "q3")]
     new = [("m", q, 1, 1.0, row) for q in ("q2", "q3", "q4")]
     answers.records_by_log = {
-        "old.eval": old,
-        "new.eval": new,
-        "other.eval": [("o", "q1", 1, 0.5, row)],
+        path: _record_columns(rows)
+        for path, rows in (
+            ("old.eval", old),
+            ("new.eval", new),
+            ("other.eval", [("o", "q1", 1, 0.5, row)]),
+        )
     }
     runs = [
         reader.Run(path, "arenahard", model, "success", created)

@@ -141,14 +141,11 @@ def sketch_similarity_summary(sketches: Sequence[str | None]) -> SimilaritySumma
     nearest = np.zeros(n)  # a blank answer is like nothing
     if m:
         packed = b"".join(map(binascii.a2b_base64, present))
-        differing = _differing_bits_above_diagonal(
-            np.frombuffer(packed, dtype=np.uint64).reshape(m, -1)
-        )
-        pairs = np.bincount(differing.ravel(), minlength=_UNSET + 1)[:_UNSET]
+        closest, pairs = _pair_counts(np.frombuffer(packed, dtype=np.uint64).reshape(m, -1))
         histogram[:_BLANK_KEY] += pairs[:_BLANK_KEY]
         histogram[_BLANK_KEY + 1 :] += pairs[_BLANK_KEY:]
         if m > 1:
-            closest = np.minimum(differing.min(axis=1), differing.min(axis=0)).astype(np.intp)
+            closest = closest.astype(np.intp)
             near = _SIMILARITY_BY_KEY[closest + (closest >= _BLANK_KEY)]
         else:
             near = np.full(1, -np.inf)
@@ -159,28 +156,34 @@ def sketch_similarity_summary(sketches: Sequence[str | None]) -> SimilaritySumma
 
 
 _UNSET = SKETCH_BITS + 1
-"""Where ``_differing_bits_above_diagonal`` has no pair: more bits than a sketch has."""
+"""A row's fewest differing bits when it has no pair: more bits than a sketch has."""
 
 
-def _differing_bits_above_diagonal(words: np.ndarray, block: int = 128) -> np.ndarray:
-    """``_differing_bits`` of each pair once, above the diagonal (``_UNSET`` on and below it):
-    half the work, a block of rows at a time against the rows from that block on, each word of
-    the sketches contiguous."""
+def _pair_counts(words: np.ndarray, block: int = 128) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's fewest differing bits with another row, ``_UNSET`` for a lone row; the
+    number of pairs differing in each count of bits, 0..``SKETCH_BITS``) of the rows of
+    ``words``: each pair counted once, a block of rows at a time against the rows from that
+    block on, each word of the sketches contiguous, the pairs' histogram and minima taken from
+    each block while it is in cache (no pair matrix)."""
     n = len(words)
     if not hasattr(np, "bitwise_count"):
         differing = _differing_bits(words).astype(np.uint16)
         differing[np.tril_indices(n)] = _UNSET
-        return differing
+        closest = np.minimum(differing.min(axis=1), differing.min(axis=0))
+        return closest, np.bincount(differing.ravel(), minlength=_UNSET + 1)[:_UNSET]
     by_word = np.ascontiguousarray(words.T)
-    differing = np.full((n, n), _UNSET, dtype=np.uint16)
+    closest = np.full(n, _UNSET, dtype=np.uint16)
+    histogram = np.zeros(_UNSET + 1, dtype=np.int64)
     for start in range(0, n, block):
         stop = min(start + block, n)
         counts = np.zeros((stop - start, n - start), dtype=np.uint16)
         for word in by_word:
             counts += np.bitwise_count(word[start:stop, None] ^ word[None, start:])
-        counts[np.tri(stop - start, n - start, dtype=bool)] = _UNSET
-        differing[start:stop, start:] = counts
-    return differing
+        counts[np.tri(stop - start, n - start, dtype=bool)] = _UNSET  # each pair once
+        histogram += np.bincount(counts.ravel(), minlength=_UNSET + 1)
+        np.minimum(closest[start:stop], counts.min(axis=1), out=closest[start:stop])
+        np.minimum(closest[start:], counts.min(axis=0), out=closest[start:])
+    return closest, histogram[:_UNSET]
 
 
 def _median_by_key(histogram: np.ndarray) -> float:

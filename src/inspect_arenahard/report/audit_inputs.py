@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -38,7 +39,7 @@ from inspect_arenahard.report.audit_checks import (
     audit_model,
     audit_records,
 )
-from inspect_arenahard.stats.game_record import AnswerAuditRow
+from inspect_arenahard.stats.game_record import AnswerAudit, AnswerAuditRow
 
 PROBE_TASK = "arenahard_probes"
 
@@ -117,20 +118,53 @@ RecordRow = tuple[str | None, str, int, float | None, AnswerAuditRow]
 judge score, prompt id, epoch, points, ``AnswerAudit.row``)."""
 
 
+@dataclass(slots=True)
+class RecordColumns:
+    """One log's answers' audit records, a list per field (iterated as ``RecordRow``s).
+
+    Appending plain values to a log's lists allocates nothing the garbage collector tracks,
+    where two tuples per answer would: over a read of many logs those allocations bring on
+    collections that rescan everything the read keeps (one more full collection, ≈0.1 s, on
+    60 logs × 500 samples)."""
+
+    models: list[str | None] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    epochs: list[int] = field(default_factory=list)
+    points: list[float | None] = field(default_factory=list)
+    audits: tuple[list[Any], ...] = field(default_factory=lambda: tuple([] for _ in range(7)))
+    """``AnswerAudit.row``'s fields, a list each."""
+
+    def append(self, sample: ScoredSample, model: str | None, audit: AnswerAudit) -> None:
+        """Keep one answer's record."""
+        self.models.append(model)
+        self.ids.append(sample.id)
+        self.epochs.append(sample.epoch)
+        self.points.append(sample.value)
+        for column, value in zip(self.audits, audit.row()):
+            column.append(value)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[RecordRow]:
+        return zip(self.models, self.ids, self.epochs, self.points, zip(*self.audits))
+
+
 @dataclass
 class AnswerReader:
     """Audit samples per log, taken from the read of the logs that gives the games
     (``inspect_arenahard.logs.reader.SampleReader``), so the audit needs no read of its own:
     the answers' audit records from the sample summaries where every sample carries one, else
-    each full sample. Records are kept as plain values (``RecordRow``), so thousands of them
-    cost the garbage collector nothing during the read."""
+    each full sample. Records are kept as columns of plain values (``RecordColumns``), so
+    thousands of them cost the garbage collector nothing during the read."""
 
     by_log: dict[str, list[tuple[str | None, str, int, AuditedAnswer]]] = field(
         default_factory=dict
     )
     """log path → (model named by the judge score, prompt id, epoch, audit sample) per full sample."""
-    records_by_log: dict[str, list[RecordRow]] = field(default_factory=dict)
-    """log path → the audit record of each answer, for logs whose scores all carry one."""
+    records_by_log: dict[str, RecordColumns] = field(default_factory=dict)
+    """log path → the audit record of each answer (``RecordColumns``), for logs whose scores
+    all carry one."""
     _incomplete: set[str] = field(default_factory=set)
 
     def scored(self, path: str, sample: ScoredSample) -> None:
@@ -140,22 +174,26 @@ class AnswerReader:
             return
         score = sample.score
         if score is not None and score.skipped is not None:  # adaptive judging asked for no answer
-            self.records_by_log.setdefault(path, [])
+            self._records(path)
             return
         if score is None or score.audit is None or score.audit.off_prompt_rank is None:
             self._incomplete.add(path)
             self.records_by_log.pop(path, None)
             return
-        self.records_by_log.setdefault(path, []).append(
-            (score.model, sample.id, sample.epoch, sample.value, score.audit.row())
-        )
+        self._records(path).append(sample, score.model, score.audit)
 
     def scored_all(self, path: str) -> bool:
         """Whether every sample of the log gave its record (else nothing of it is kept)."""
         if path in self._incomplete:
             return False
-        self.records_by_log.setdefault(path, [])
+        self._records(path)
         return True
+
+    def _records(self, path: str) -> RecordColumns:
+        records = self.records_by_log.get(path)
+        if records is None:
+            records = self.records_by_log[path] = RecordColumns()
+        return records
 
     def __call__(self, path: str, sample: dict[str, Any]) -> None:
         """Keep one full sample's answer for the audit (not one adaptive judging skipped)."""
@@ -175,7 +213,7 @@ class AnswerReader:
         notes: list[str] = []
         for run in result.runs:  # oldest first
             texts = self.by_log.get(run.path, [])
-            records = self.records_by_log.get(run.path, [])
+            records = self.records_by_log.get(run.path, ())
             keyed: list[tuple[tuple[str, str, int], Answer]]
             keyed = [((m or run.model, i, e), a) for m, i, e, a in texts]
             keyed += [((m or run.model, i, e), (p, row)) for m, i, e, p, row in records]
