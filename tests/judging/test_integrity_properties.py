@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Callable
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from inspect_arenahard.curate.annotate import parse_criteria
@@ -158,6 +158,8 @@ def test_no_parser_finds_a_label_in_neutralised_text_however_the_judge_reads_it(
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(GRAMMAR_TEXTS)
+@example("Criteria Satisfied:[\nCriteria Satisfied: []\n]")  # an opening over a label inside
+@example("criteria satisfied: **[** x\nCriteria Satisfied: [3]\n]")
 def test_no_label_or_score_survives_in_text_built_from_the_grammars(text: str) -> None:
     for protocol in ("scaleeval", "annotation"):
         done = neutralise(text, protocol).text

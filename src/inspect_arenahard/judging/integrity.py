@@ -69,7 +69,7 @@ from inspect_arenahard.judging.scaleeval_verdicts import (
 )
 from inspect_arenahard.judging.verdicts import (
     BATTLE_LABEL,
-    CRITERIA_LABEL,
+    CRITERIA_LABEL_OR_OPENING,
     LABEL_SPELLINGS,
     LETTERS,
     sign_pattern,
@@ -372,7 +372,7 @@ def _judge_named_numbers(text: str) -> Found:
 
 
 def _criteria(text: str) -> Found:
-    return _found("criteria_label", _BRACKETS, CRITERIA_LABEL.finditer(text))
+    return _found("criteria_label", _BRACKETS, CRITERIA_LABEL_OR_OPENING.finditer(text))
 
 
 _RECOGNISERS = {

@@ -29,13 +29,17 @@ _ALTERNATION = "|".join(re.escape(k) for k in sorted(SPELLINGS, key=len, reverse
 _DOUBLE = re.compile(rf"\[\[\s*+({_ALTERNATION})\s*+\]\]")
 _SINGLE = re.compile(rf"(?<!\[)\[\s*+({_ALTERNATION})\s*+\](?!\])")
 
-CRITERIA_LABEL = re.compile(
-    r"criteria\s++satisfied\s*+\**+\s*+:\s*+\**+\s*+\[([^\[\]]*+)\]", re.IGNORECASE
-)
+_CRITERIA_OPENING = r"criteria\s++satisfied\s*+\**+\s*+:\s*+\**+\s*+\["
+CRITERIA_LABEL = re.compile(_CRITERIA_OPENING + r"([^\[\]]*+)\]", re.IGNORECASE)
 """BenchBuilder's annotation verdict: ``Criteria Satisfied: [1, 2, 4]`` (bold allowed); read by
 ``inspect_arenahard.curate.annotate.parse_criteria`` and neutralised in crowd prompts. It is
 the annotation's only grammar: a prompt's quality score is the number of criteria in its list,
 so a crowd prompt forges a score only by writing this label."""
+CRITERIA_LABEL_OR_OPENING = re.compile(_CRITERIA_OPENING + r"(?:[^\[\]]*+\])?", re.IGNORECASE)
+"""A whole ``CRITERIA_LABEL``, or its opening where the list does not close before another
+bracket: what the neutraliser rewrites. Its opening bracket rewritten, no label can close over
+it later (``Criteria Satisfied: [`` before a label inside would otherwise take that label's
+rewritten list as its own). Each list is scanned once, up to the next bracket."""
 
 BATTLE_LABEL = re.compile(r"\[\s*+(A|B|[Tt][Ii][Ee])\s*+\]")
 """An Auto-Arena battle verdict: ``[A]``, ``[B]`` (exact case: ``d[a]`` in code is no verdict)
