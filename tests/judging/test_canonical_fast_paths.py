@@ -438,8 +438,14 @@ def test_distinct_entities_beside_other_cut_characters_read_as_html_unescape(
     text *= copies
     plain = canonical(text, "plain")
     assert plain.text == html.unescape(text).translate(_FOLDS["plain"])
+    assert_read_as_token_by_token(text, None)
+
+
+def assert_read_as_token_by_token(text: str, entities: EntityReads | None) -> None:
+    """Both readings of ``text`` (``entities``: one table shared by them, or None for a table
+    each) read and map as the token-by-token reading."""
     for reading in ("plain", "rendered"):
-        fast, slow = canonical(text, reading), general(text, reading)
+        fast, slow = canonical(text, reading, entities), general(text, reading)
         assert fast.text == slow.text, reading
         assert inexact(fast) == inexact(slow), reading
 
@@ -462,12 +468,7 @@ def test_the_rendered_reading_after_the_plain_one_reads_entities_as_alone(
     """The rendered reading given the plain reading's entity table (it takes the plain reads
     but those holding a markup character, found by arrays, and reads those again) reads and
     maps as the token-by-token reading, short and long (the array passes)."""
-    text *= copies
-    entities = EntityReads()
-    for reading in ("plain", "rendered"):
-        fast, slow = canonical(text, reading, entities), general(text, reading)
-        assert fast.text == slow.text, reading
-        assert inexact(fast) == inexact(slow), reading
+    assert_read_as_token_by_token(text * copies, EntityReads())
 
 
 TOKEN_PIECES = [
