@@ -418,13 +418,15 @@ def test_numbers_of_thousands_of_digits_read_as_their_value_or_beyond_unicode() 
 BESIDE = ["\u200b", "\u00ad", "\x01", "<b>", "</i>", " ", "*", "\\gt", "\uff21", "\u00e9", "x", ""]
 """What stands between entities: dropped characters, tags, markup, a LaTeX sign, folded and
 plain characters."""
-MIXED = st.lists(
-    st.tuples(
-        st.one_of(NUMBERS, NAMED, st.integers(0, 0x10FFFF).map("&#X{:X};".format)),
-        st.sampled_from(BESIDE),
-    ),
-    max_size=60,
-).map(lambda pairs: "".join(entity + beside for entity, beside in pairs))
+
+
+def entities_beside(entities: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Texts of up to 60 entities drawn from ``entities``, each with one of ``BESIDE`` after it."""
+    pairs = st.lists(st.tuples(entities, st.sampled_from(BESIDE)), max_size=60)
+    return pairs.map(lambda drawn: "".join(entity + beside for entity, beside in drawn))
+
+
+MIXED = entities_beside(st.one_of(NUMBERS, NAMED, st.integers(0, 0x10FFFF).map("&#X{:X};".format)))
 
 
 @settings(max_examples=300, deadline=None)
@@ -453,10 +455,7 @@ def assert_read_as_token_by_token(text: str, entities: EntityReads | None) -> No
 MARKUP_READS = ["&#42;", "&#x2a", "&ast;", "&lowbar;", "&#95", "&#x60;", "&grave;", "&#126",
                 "&Hat;", "&#123", "&rcub;", "&dollar;", "&#36", "&#x7E;"]  # fmt: skip
 """Entities that read as a markup character (the rendered reading drops it)."""
-MIXED_MARKUP = st.lists(
-    st.tuples(st.one_of(NUMBERS, NAMED, st.sampled_from(MARKUP_READS)), st.sampled_from(BESIDE)),
-    max_size=60,
-).map(lambda pairs: "".join(entity + beside for entity, beside in pairs))
+MIXED_MARKUP = entities_beside(st.one_of(NUMBERS, NAMED, st.sampled_from(MARKUP_READS)))
 
 
 @settings(max_examples=200, deadline=None)
