@@ -456,7 +456,8 @@ def _words_after_openings(lowered: str) -> tuple[np.ndarray, np.ndarray]:
     match = _ROLE_WORD_LOWER.match
     spans: list[int] = []
     last = 0
-    for place in np.unique(places).tolist():
+    places = np.sort(places)
+    for place in places[np.diff(places, prepend=-1) != 0].tolist():  # not np.unique: numpy.ma
         if place >= last and (found := match(lowered, place)) is not None:
             spans += found.span()
             last = spans[-1]

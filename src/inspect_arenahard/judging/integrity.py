@@ -545,7 +545,8 @@ def _mapped(canon: Canonical, found: list[Found]) -> str:
         if not single.all():  # longer readings (``ﬀ``, ``⑵``): the reading, rewritten
             keep = np.ones(len(index), bool)
             many, segs = odd[~single], segment[~single]
-            for k_ in np.unique(segs).tolist():
+            distinct = np.sort(segs)  # not np.unique, which imports numpy.ma on its first call
+            for k_ in distinct[np.diff(distinct, prepend=-1) != 0].tolist():
                 at = many[segs == k_].tolist()
                 first = int(starts[k_])
                 piece = canon.text[first : first + int(sizes[k_])]
