@@ -257,6 +257,31 @@ def test_spans_map_many_as_one_at_a_time(text: str, data: st.DataObject) -> None
         assert list(zip(lo.tolist(), hi.tolist())) == [canon.span(a, b) for a, b in pairs]
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "\uff21", "\u0391", "&gt;", "\u200bc"]), min_size=1),
+    st.integers(1, 4),
+)
+def test_spellings_sampled_in_chunks_as_read_one_span_at_a_time(
+    pieces: list[str], sample: int
+) -> None:
+    """The first ``sample`` disguised spans stand for all, however the spans are chunked: a
+    span written as read counts only before the sample's last disguised one."""
+    canon = canonical("".join(pieces), "plain")
+    spans = [(k, k + 1) for k in range(len(canon.text))]
+    disguised, raw = [], False
+    for start, end in spans:
+        lo, hi = canon.span(start, end)
+        if canon.source[lo:hi] == canon.text[start:end]:
+            raw = True
+        else:
+            disguised.append((start, end))
+            if len(disguised) == sample:
+                break
+    expected = canon.spellings(disguised, sample=len(spans)) - {"raw"} if disguised else set()
+    assert canon.spellings(spans, sample) == expected | ({"raw"} if raw else set())
+
+
 def reference_overlaps(spans: list[tuple[int, int]], lo: int, hi: int) -> bool:
     k = bisect_right(spans, (lo, hi)) if spans else 0
     return (k > 0 and spans[k - 1][1] > lo) or (k < len(spans) and spans[k][0] < hi)

@@ -42,7 +42,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache, partial
 from html.entities import html5
-from itertools import accumulate, compress, count, pairwise
+from itertools import accumulate, compress, pairwise
 from typing import Callable, Iterable, Iterator, Literal, NamedTuple, Sequence
 
 import numpy as np
@@ -524,11 +524,11 @@ class _SplitReads(NamedTuple):
 def _split_reads(parts: list[str], folds: _FoldTable, entities: EntityReads) -> _SplitReads:
     """The reads of the tokens of ``parts``, worked out once per distinct token and looked up
     by its number (a token every few characters costs no Python step of its own)."""
-    tokens = parts[1::2]
-    first_seen: dict[str, int] = {}  # each distinct token's first place, in that order
-    seen_at = np.fromiter(map(first_seen.setdefault, tokens, count()), np.int64, len(tokens))
-    ids = (np.cumsum(seen_at == np.arange(len(tokens))) - 1)[seen_at]  # numbered as first met
-    distinct = list(first_seen)
+    number: dict[str, int] = {}  # each distinct token's number, in order of first appearance
+    ids = np.fromiter(
+        [number.setdefault(token, len(number)) for token in parts[1::2]], np.int64, len(parts) // 2
+    )
+    distinct = list(number)
     written = np.fromiter(map(len, distinct), np.int64, len(distinct))
     consumed, size, shown, offsets, shows = _token_reads(distinct, written, folds, entities)
     lengths = np.empty(len(parts), np.int64)  # copied stretch, token, copied stretch, …
