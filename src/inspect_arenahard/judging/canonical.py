@@ -47,7 +47,14 @@ from typing import Callable, Iterable, Iterator, Literal, NamedTuple, Sequence
 
 import numpy as np
 
-from inspect_arenahard.judging.folding import CODE_POINTS, DROPPED, LONGER, CodeFolds, fold
+from inspect_arenahard.judging.folding import (
+    CODE_POINTS,
+    DROPPED,
+    LONGER,
+    CodeFolds,
+    distinct_values,
+    fold,
+)
 from inspect_arenahard.judging.folding import LOOKALIKES as LOOKALIKES
 
 Reading = Literal["raw", "plain", "rendered"]
@@ -788,7 +795,7 @@ def _rendered_reads(plain: list[str], candidates: list[str]) -> list[str]:
     ends = np.fromiter(map(len, plain), np.int64, len(plain)).cumsum()
     marked = np.flatnonzero(np.isin(code_points(joined), _MARKUP_CODES))
     holding = np.searchsorted(ends, marked, "right")  # ascending: the read holding each one
-    again = holding[np.diff(holding, prepend=-1) != 0].tolist()
+    again = distinct_values(holding, ascending=True).tolist()
     reads = list(plain)
     _, fresh = _entity_table([candidates[k] for k in again], _FOLDS["rendered"])
     for k, read in zip(again, fresh):
@@ -992,8 +999,7 @@ def _odd_characters(text: str, reading: Reading, codes: np.ndarray | None = None
         return odd + "".join(sorted(c for c in set(text) if c > "\x7f" and marks[ord(c)] == "\x00"))
     wide = code_points(text) if codes is None else codes
     wide = wide[wide > 0x7F]
-    odd_codes = np.sort(wide[_FOLDS[reading].codes.of(wide) >= DROPPED]).astype(np.int64)
-    distinct = odd_codes[np.diff(odd_codes, prepend=-1) != 0]  # in array passes
+    distinct = distinct_values(wide[_FOLDS[reading].codes.of(wide) >= DROPPED]).astype(np.int64)
     _FOLDS[reading].learn(distinct)  # str.translate finds them without a call each
     distinct = distinct.tolist()
     return odd + "".join(map(chr, distinct))

@@ -83,6 +83,16 @@ def _header() -> str:
     return f"# unicode {unicodedata.unidata_version} confusables {_lookalikes_digest()}"
 
 
+def distinct_values(values: np.ndarray, ascending: bool = False) -> np.ndarray:
+    """The distinct values of ``values``, ascending (``ascending``: already so, not sorted
+    again): ``np.unique`` without the import of ``numpy.ma`` on its first call, which a
+    process's first text would pay."""
+    ordered = values if ascending else np.sort(values)
+    kept = np.ones(len(ordered), bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=kept[1:])
+    return ordered[kept]
+
+
 class CodeFolds:
     """The fold of every code point: ``of(codes)`` gives the code of each one's fold where that
     is one character, else ``DROPPED`` or ``LONGER``; read from the shipped table on first use
@@ -102,8 +112,7 @@ class CodeFolds:
         found = table[codes]
         unknown = found == _UNKNOWN
         if unknown.any():
-            new = np.sort(codes[unknown]).astype(np.int64)  # distinct by sorting (faster)
-            self._learn(new[np.diff(new, prepend=-1) != 0])
+            self._learn(distinct_values(codes[unknown]).astype(np.int64))
             found = table[codes]
         return found
 

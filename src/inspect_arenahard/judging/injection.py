@@ -15,6 +15,7 @@ from typing import Iterator
 import numpy as np
 
 from inspect_arenahard.judging.canonical import LONG_TEXT, Canonical, code_points
+from inspect_arenahard.judging.folding import distinct_values
 from inspect_arenahard.judging.integrity import judge_only, match_spans, readings
 
 # run on canonical text; no pattern has nested or overlapping unbounded quantifiers
@@ -456,8 +457,7 @@ def _words_after_openings(lowered: str) -> tuple[np.ndarray, np.ndarray]:
     match = _ROLE_WORD_LOWER.match
     spans: list[int] = []
     last = 0
-    places = np.sort(places)
-    for place in places[np.diff(places, prepend=-1) != 0].tolist():  # not np.unique: numpy.ma
+    for place in distinct_values(places).tolist():
         if place >= last and (found := match(lowered, place)) is not None:
             spans += found.span()
             last = spans[-1]

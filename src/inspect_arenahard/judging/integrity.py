@@ -61,6 +61,7 @@ from inspect_arenahard.judging.canonical import (
     code_points,
 )
 from inspect_arenahard.judging.canonical import SPELLINGS as SPELLINGS
+from inspect_arenahard.judging.folding import distinct_values
 from inspect_arenahard.judging.scaleeval_verdicts import (
     HEADING,
     LINE_BREAKS,
@@ -545,8 +546,7 @@ def _mapped(canon: Canonical, found: list[Found]) -> str:
         if not single.all():  # longer readings (``ﬀ``, ``⑵``): the reading, rewritten
             keep = np.ones(len(index), bool)
             many, segs = odd[~single], segment[~single]
-            distinct = np.sort(segs)  # not np.unique, which imports numpy.ma on its first call
-            for k_ in distinct[np.diff(distinct, prepend=-1) != 0].tolist():
+            for k_ in distinct_values(segs).tolist():
                 at = many[segs == k_].tolist()
                 first = int(starts[k_])
                 piece = canon.text[first : first + int(sizes[k_])]

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, get_args
 
 from inspect_arenahard.evaluate.dataset import load_answers, load_questions
 from inspect_arenahard.files.arena_layout import ArenaHardFolder
@@ -131,7 +131,9 @@ class RecordColumns:
     ids: list[str] = field(default_factory=list)
     epochs: list[int] = field(default_factory=list)
     points: list[float | None] = field(default_factory=list)
-    audits: tuple[list[Any], ...] = field(default_factory=lambda: tuple([] for _ in range(7)))
+    audits: tuple[list[Any], ...] = field(
+        default_factory=lambda: tuple([] for _ in get_args(AnswerAuditRow))
+    )
     """``AnswerAudit.row``'s fields, a list each."""
 
     def append(self, sample: ScoredSample, model: str | None, audit: AnswerAudit) -> None:
