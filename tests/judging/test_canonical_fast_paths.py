@@ -45,7 +45,7 @@ from inspect_arenahard.judging.canonical import (
     _token_scanner,
     canonical,
 )
-from inspect_arenahard.judging.injection import _overlaps
+from inspect_arenahard.judging.injection import _EarlierSpans
 from inspect_arenahard.judging.integrity import PROTOCOLS, Finding, _mapped, findings, recognised
 
 PIECES = [
@@ -282,28 +282,26 @@ def test_spellings_sampled_in_chunks_as_read_one_span_at_a_time(
     assert canon.spellings(spans, sample) == expected | ({"raw"} if raw else set())
 
 
-def reference_overlaps(spans: list[tuple[int, int]], lo: int, hi: int) -> bool:
-    k = bisect_right(spans, (lo, hi)) if spans else 0
-    return (k > 0 and spans[k - 1][1] > lo) or (k < len(spans) and spans[k][0] < hi)
-
-
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 8))),
-    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 8)), min_size=1),
+    st.lists(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12))), max_size=3),
+    st.lists(st.tuples(st.integers(0, 30), st.integers(1, 8)), min_size=1),
 )
-def test_overlap_check_matches_the_neighbour_rule(
-    seen: list[tuple[int, int]], queries: list[tuple[int, int]]
+def test_a_span_is_overlapped_when_it_shares_a_character_with_any_earlier_one(
+    batches: list[list[tuple[int, int]]], queries: list[tuple[int, int]]
 ) -> None:
-    spans = sorted((a, a + w) for a, w in seen)
+    """Nested and unordered spans, joined a reading at a time: the answer of a brute force."""
+    earlier = None
+    for batch in batches:
+        lo = np.array([a for a, _ in batch], np.int64)
+        hi = np.array([a + w for a, w in batch], np.int64)
+        earlier = _EarlierSpans.joined(earlier, lo, hi)
+    spans = [(a, a + w) for batch in batches for a, w in batch]
     lo = np.array([a for a, _ in queries], np.int64)
     hi = np.array([a + w for a, w in queries], np.int64)
-    arrays = (
-        np.array([a for a, _ in spans], np.int64),
-        np.array([b for _, b in spans], np.int64),
-    )
-    expected = [reference_overlaps(spans, a, b) for a, b in zip(lo.tolist(), hi.tolist())]
-    assert _overlaps(arrays, lo, hi).tolist() == expected
+    expected = [any(s < b and e > a for s, e in spans) for a, b in zip(lo.tolist(), hi.tolist())]
+    got = earlier.overlapped(lo, hi).tolist() if earlier is not None else [False] * len(queries)
+    assert got == expected
 
 
 ROLE_PIECES = [

@@ -401,7 +401,10 @@ class Canonical:
                 found.add("entity")
             rest = ENTITY.sub("", joined)
             if self.reading == "rendered" and (
-                _TAG.search(rest) or "<!--" in rest or any(ch in _MARKUP for ch in rest)
+                _TAG.search(rest)
+                or "<!--" in rest
+                or "\\" in rest  # a backslash escape or LaTeX command, read away
+                or any(ch in _MARKUP for ch in rest)
             ):
                 found.add("markup")
             found |= {_spelling(ch) for ch in set(_TAG.sub("", rest))} - {"raw"}

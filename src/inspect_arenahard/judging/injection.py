@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, repeat
 from typing import Iterator
@@ -303,10 +304,12 @@ def _key(text: str) -> str:
 def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
     """Judge-directed text in ``answer`` that its ``prompt`` does not itself contain (the same
     span, case and spacing aside, in any reading): each kind found, with the spellings it was
-    written in (``inspect_arenahard.judging.canonical.SPELLINGS``)."""
+    written in (``inspect_arenahard.judging.canonical.SPELLINGS``). A span that overlaps one of
+    its own kind found in an earlier reading is that finding again and adds no spelling; a span
+    of another kind beside or inside it is its own finding."""
     asked = _asked(prompt)
     found: dict[str, set[str]] = {}
-    seen = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # original spans of earlier readings
+    seen: dict[str, _EarlierSpans] = {}  # by kind: the original spans earlier readings found
     for canon, hits in _scanned(answer):
         hits = [hit for hit in hits if len(hit[1])]
         if not hits:
@@ -314,7 +317,7 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
         first = np.concatenate([starts for _, starts, _ in hits])
         last = np.concatenate([ends for _, _, ends in hits])
         lo, hi = canon.spans(first, last)
-        fresh = ~_overlaps(seen, lo, hi)
+        fresh = np.ones(len(first), bool)
         if asked:
             text = canon.text
             fresh &= np.fromiter(
@@ -324,12 +327,16 @@ def injection_findings(prompt: str, answer: str) -> dict[str, set[str]]:
             )
         at = 0
         for kind, starts, ends in hits:
-            mine = fresh[at : at + len(starts)]
+            mine = slice(at, at + len(starts))
             at += len(starts)
-            if mine.any():
-                spans = np.stack([starts[mine], ends[mine]], axis=1)
+            earlier = seen.get(kind)
+            if earlier is not None:
+                fresh[mine] &= ~earlier.overlapped(lo[mine], hi[mine])
+            kept = fresh[mine]
+            if kept.any():
+                spans = np.stack([starts[kept], ends[kept]], axis=1)
                 found.setdefault(kind, set()).update(canon.spellings(spans))
-        seen = _sorted_spans(np.concatenate([seen[0], lo]), np.concatenate([seen[1], hi]))
+            seen[kind] = _EarlierSpans.joined(earlier, lo[mine], hi[mine])
     return found
 
 
@@ -345,25 +352,31 @@ def _asked(prompt: str) -> frozenset[str]:
     )
 
 
-def _overlaps(spans: tuple[np.ndarray, np.ndarray], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Whether each ``[lo, hi)`` meets a neighbour among the sorted ``spans`` (found in an
-    earlier reading): the span just before it in (start, end) order, or the one just after."""
-    starts, ends = spans
-    if not len(starts):
-        return np.zeros(len(lo), bool)
-    scale = int(max(ends.max(), hi.max())) + 1  # (start, end) order as one integer
-    k = np.searchsorted(starts * scale + ends, lo * scale + hi, "right")
-    before = (k > 0) & (ends[np.maximum(k - 1, 0)] > lo)
-    after = (k < len(starts)) & (starts[np.minimum(k, len(starts) - 1)] < hi)
-    return before | after
+@dataclass(frozen=True)
+class _EarlierSpans:
+    """Spans found so far, ordered by start, with ``reach``: the largest end among the spans up
+    to each. A span ``[lo, hi)`` overlaps one of them exactly when the last one starting before
+    ``hi`` reaches past ``lo`` (one search per span, however the spans nest)."""
 
+    starts: np.ndarray
+    ends: np.ndarray
+    reach: np.ndarray
 
-def _sorted_spans(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The spans in (start, end) order (a stable sort of one integer per span: they come as
-    a few sorted runs, one per reading and recogniser, which a merge sort takes in one pass)."""
-    scale = int(hi.max()) + 1 if len(hi) else 1
-    order = np.argsort(lo * scale + hi, kind="stable")
-    return lo[order], hi[order]
+    @staticmethod
+    def joined(earlier: _EarlierSpans | None, lo: np.ndarray, hi: np.ndarray) -> _EarlierSpans:
+        """``earlier``'s spans and ``[lo, hi)`` together."""
+        if earlier is not None:
+            lo, hi = np.concatenate([earlier.starts, lo]), np.concatenate([earlier.ends, hi])
+        order = np.argsort(lo, kind="stable")
+        ends = hi[order]
+        return _EarlierSpans(lo[order], ends, np.maximum.accumulate(ends))
+
+    def overlapped(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Whether each ``[lo, hi)`` shares a character with any of these spans."""
+        if not len(self.starts):
+            return np.zeros(len(lo), bool)
+        before = np.searchsorted(self.starts, hi, "left")  # spans starting before hi
+        return (before > 0) & (self.reach[np.maximum(before - 1, 0)] > lo)
 
 
 def _role_markers(text: str, lowered: str | None) -> tuple[np.ndarray, np.ndarray]:
