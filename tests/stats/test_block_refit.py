@@ -108,10 +108,11 @@ def test_block_bootstrap_reproduces_the_one_by_one_refits(tournament: tuple[Desi
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-def test_blocks_fitted_together_give_the_very_rounds_of_one_thread(
+def test_blocks_drawn_and_fitted_on_several_threads_give_the_very_rounds_of_one_thread(
     tournament: tuple[Design, int], monkeypatch: pytest.MonkeyPatch, threads: int
 ) -> None:
-    """Several blocks on several threads: bit for bit the θ of fitting them in turn, in order."""
+    """Several blocks drawn and fitted on several threads: bit for bit the θ of drawing and
+    fitting them in turn, in order."""
     design, anchor = tournament
     full = fit(design, anchor)
     monkeypatch.setattr("inspect_arenahard.stats.bootstrap.FIT_THREADS", 1)

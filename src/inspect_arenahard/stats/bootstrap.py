@@ -10,9 +10,10 @@ the fit of a resample needs only those counts.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 import numpy as np
@@ -23,9 +24,19 @@ from inspect_arenahard.stats.bt import Design, Fit, fit, one_blas_thread, star_t
 from inspect_arenahard.stats.style_refit import REFITS, OneStepRefit, StyleRefit, one_step
 
 T = TypeVar("T")
-FIT_THREADS = max(1, min(os.cpu_count() or 1, 4))
-"""Blocks of resamples ``BlockRefit`` fits at once, each on its own thread (its products
-release the GIL, and a block's refits share no buffers with another's)."""
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, where the platform tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+FIT_THREADS = max(1, min(usable_cores(), 4))
+"""Blocks of resamples ``BlockRefit`` draws and fits at once, each on its own thread (the
+draws one block after another, so they are those of one thread; a block's refits release
+the GIL in their products and share no buffers with another's)."""
 
 
 class Resampler:
@@ -231,8 +242,9 @@ def bootstrap_fits(
         if block and BlockRefit.applies(design, init):
             block_refit = BlockRefit(design, anchor, init)
             start = 0
-            blocks = drawn_ahead(sampler, rounds, block_refit.rounds)
-            for fitted in fitted_together(blocks, block_refit, FIT_THREADS):
+            for fitted in drawn_and_fitted(
+                sampler, rounds, block_refit.rounds, block_refit, FIT_THREADS
+            ):
                 thetas[start : start + len(fitted)] = fitted
                 start += len(fitted)
             return thetas, gammas
@@ -275,19 +287,40 @@ def drawn_ahead(
             yield counts
 
 
-def fitted_together(
-    blocks: Iterator[list[np.ndarray]], refit: Callable[[list[np.ndarray]], T], threads: int
+def drawn_and_fitted(
+    sampler: Resampler,
+    rounds: int,
+    block: int,
+    refit: Callable[[list[np.ndarray]], T],
+    threads: int,
 ) -> Iterator[T]:
-    """``refit`` of each block, in order, up to ``threads`` blocks fitted at once: the very
-    results of fitting them one after the other, sooner on several cores."""
+    """``refit`` of ``rounds`` draws in blocks of ``block``, in order, on ``threads`` threads
+    that each draw a block and fit it: the blocks are drawn one after another (in turn, so the
+    draws are those of one thread) while the other threads fit theirs. Every thread both draws
+    and fits, so no core waits on a thread that only draws (which left one of two cores idle
+    while the fits were behind, or contended with them on a third thread)."""
+    sizes = [min(block, rounds - start) for start in range(0, rounds, block)]
+    turn = threading.Lock()
+    blocks = iter(range(len(sizes)))  # taken under the lock: block k is the k-th drawn
+
+    def drawn_then_fitted() -> tuple[int, T]:
+        with turn:
+            k = next(blocks)
+            counts = [sampler.draw() for _ in range(sizes[k])]
+        return k, refit(counts)
+
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        running: deque[Future[T]] = deque()
-        for block in blocks:
-            running.append(pool.submit(refit, block))
-            if len(running) > threads:
-                yield running.popleft().result()
+        running = deque(pool.submit(drawn_then_fitted) for _ in range(min(threads, len(sizes))))
+        submitted, following, done = len(running), 0, {}
         while running:
-            yield running.popleft().result()
+            k, fitted = running.popleft().result()
+            done[k] = fitted
+            if submitted < len(sizes):
+                running.append(pool.submit(drawn_then_fitted))
+                submitted += 1
+            while following in done:
+                yield done.pop(following)
+                following += 1
 
 
 def _per_row(design: Design, cell_values: np.ndarray) -> np.ndarray:
