@@ -273,7 +273,7 @@ def drawn_ahead(
     """``rounds`` draws in blocks of ``block``, the next block drawn on a second thread while
     the caller fits this one (numpy's generator and ``bincount`` release the GIL): the very
     draws, in the same order, of drawing them one after the other."""
-    sizes = [min(block, rounds - start) for start in range(0, rounds, block)]
+    sizes = _block_sizes(rounds, block)
 
     def draws(count: int) -> list[np.ndarray]:
         return [sampler.draw(integers=integers) for _ in range(count)]
@@ -299,7 +299,7 @@ def drawn_and_fitted(
     draws are those of one thread) while the other threads fit theirs. Every thread both draws
     and fits, so no core waits on a thread that only draws (which left one of two cores idle
     while the fits were behind, or contended with them on a third thread)."""
-    sizes = [min(block, rounds - start) for start in range(0, rounds, block)]
+    sizes = _block_sizes(rounds, block)
     turn = threading.Lock()
     blocks = iter(range(len(sizes)))  # taken under the lock: block k is the k-th drawn
 
@@ -311,7 +311,8 @@ def drawn_and_fitted(
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         running = deque(pool.submit(drawn_then_fitted) for _ in range(min(threads, len(sizes))))
-        submitted, following, done = len(running), 0, {}
+        submitted, following = len(running), 0
+        done: dict[int, T] = {}  # fitted blocks waiting for the ones drawn before them
         while running:
             k, fitted = running.popleft().result()
             done[k] = fitted
@@ -321,6 +322,11 @@ def drawn_and_fitted(
             while following in done:
                 yield done.pop(following)
                 following += 1
+
+
+def _block_sizes(rounds: int, block: int) -> list[int]:
+    """The sizes of ``rounds`` taken ``block`` at a time (the last block may be short)."""
+    return [min(block, rounds - start) for start in range(0, rounds, block)]
 
 
 def _per_row(design: Design, cell_values: np.ndarray) -> np.ndarray:
