@@ -7,8 +7,11 @@ make it flaky; `benchmarks/bench_startup.py` prints the times.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -181,3 +184,41 @@ def test_the_console_script_leaves_the_heap_frozen_for_its_exit_and_main_does_no
     main_code, main_frozen, console_code, console_frozen = map(int, words[:2] + words[3:])
     assert main_code == console_code == 0
     assert main_frozen == 0 and console_frozen > 10_000
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["leaderboard", "--battles", "BATTLES"]])
+def test_output_into_a_closed_pipe_ends_the_console_script_quietly(
+    argv: list[str], tmp_path: Path
+) -> None:
+    """``arenahard … | head`` where ``head`` has gone: status 1 and nothing on stderr (no
+    traceback), whether the output is one line or a table."""
+    battles = tmp_path / "battles.jsonl"
+    models = ["alpha", "beta", "gamma", "delta"]
+    rows = [
+        {"question_id": f"q{k}", "model_a": models[k % 4], "model_b": models[(k + 1) % 4],
+         "winner": ["model_a", "model_b", "tie"][k % 3]}
+        for k in range(60)
+    ]  # fmt: skip
+    battles.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    argv = [str(battles) if arg == "BATTLES" else arg for arg in argv]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the command writes a byte
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", CONSOLE, *argv],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == 1
+
+
+CONSOLE = """
+import sys
+from inspect_arenahard.cli import console
+sys.argv = ["arenahard", *sys.argv[1:]]
+sys.exit(console())
+"""

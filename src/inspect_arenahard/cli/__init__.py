@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -109,9 +110,16 @@ def console() -> int:
     """The ``arenahard`` console script: ``main`` on the process's arguments, then the heap
     frozen, since the process ends next: the interpreter's last collection skips what the
     command built (50–70 ms of CPU after a million battles). ``main`` leaves in-process callers
-    their collector as it was."""
+    their collector as it was. Output into a pipe whose reader has gone (``arenahard … | head``)
+    ends the command quietly with status 1, as other command-line tools end, not with a
+    traceback."""
     try:
-        return main()
+        code = main()
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # for that last flush
+        return 1
     finally:
         gc.freeze()
 
