@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from inspect_arenahard.judging import injection
 from inspect_arenahard.judging.canonical import SPELLINGS
 from inspect_arenahard.judging.injection import injection_findings
-from tests.judging.test_integrity_properties import PIECES
+from tests.helpers.grammar_pieces import PIECES
 
 JUDGE_PIECES = [
     *PIECES,
