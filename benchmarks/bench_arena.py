@@ -24,12 +24,13 @@ length preference), built straight into ``Battles``. It times
   the fit-only ratio, the loop ratio (draw included) and its largest |θ − ours| over the rounds;
 * a disconnected design (two halves that never meet): the error that names the groups;
 * end to end from a file (``--files``, alone with ``--files-only``): the same battles written as a
-  Chatbot Arena battle file with and without ``conv_metadata``, read by pyarrow's JSON reader and
-  by pandas (the reference), then by ours in this process (read, then BT + 1000 official bootstrap
-  rounds), and by the command itself in a child process (``arenahard leaderboard --battles FILE
-  --ci-method official --rounds 1000``, the console script beside this interpreter: start-up,
-  imports, read, fit, table), each as wall and CPU time (pyarrow reads on every core, and so do
-  our bootstrap's refits, so their wall is below their CPU) with the ratio to pyarrow.
+  Chatbot Arena battle file with and without ``conv_metadata``, read by pyarrow's JSON reader (the
+  reference; also memory-mapped, as ours reads it) and by pandas, then by ours in this process
+  (read, then BT + 1000 official bootstrap rounds), and by the command itself in a child process
+  (``arenahard leaderboard --battles FILE --ci-method official --rounds 1000``, the console script
+  beside this interpreter: start-up, imports, read, fit, table), each as wall and CPU time
+  (pyarrow reads on every core, and so do our bootstrap's refits, so their wall is below their
+  CPU) with the ratios to pyarrow's two reads.
 
 Wall times on a shared machine are noisy, so CPU time (one core; BLAS is single-threaded for
 every library) is printed beside them; ratios come from the same run.
@@ -175,6 +176,9 @@ def battle_files(battles: Battles, folder: Path, rounds: int, repeat: int = 1) -
         pa_wall, pa_cpu, _ = timed(
             "  pyarrow.json.read_json (every core)", lambda: pa_json.read_json(path), repeat
         )
+        map_wall, map_cpu, _ = timed(
+            "  pyarrow.json.read_json, memory-mapped", lambda: read_mapped(path), repeat
+        )
         timed("  pandas.read_json(lines=True)", lambda: pd.read_json(path, lines=True), repeat)
         read_wall, read_cpu, read = timed(
             "  ours: read_battles_jsonl", lambda: read_battles_jsonl(path), repeat
@@ -192,12 +196,22 @@ def battle_files(battles: Battles, folder: Path, rounds: int, repeat: int = 1) -
             f"  {'arenahard leaderboard --battles (whole command)':<56} {wall:8.2f} s wall {cpu:8.2f} s CPU"
         )
         print(
-            f"  whole command / pyarrow read: {wall / pa_wall:.1f}x wall, {cpu / pa_cpu:.1f}x CPU (target <= 6x)"
+            f"  whole command / pyarrow read: {wall / pa_wall:.1f}x wall, {cpu / pa_cpu:.1f}x CPU (target <= 6x); "
+            f"/ its memory-mapped read: {wall / map_wall:.1f}x wall, {cpu / map_cpu:.1f}x CPU"
         )
         inside, alone = bootstrap_cpu(path, read, options, repeat)
         print(
             f"  {'bootstrap_fits CPU: inside the command / alone here':<56} {inside:8.2f} s {alone:8.2f} s"
         )
+
+
+def read_mapped(path: Path) -> Any:
+    """pyarrow's JSON reader on the file memory-mapped (as ``read_battles_jsonl`` reads it)."""
+    import pyarrow as pa
+    import pyarrow.json as pa_json
+
+    with pa.memory_map(str(path)) as mapped:
+        return pa_json.read_json(mapped)
 
 
 TIMED_BOOTSTRAP = """

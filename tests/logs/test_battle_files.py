@@ -7,12 +7,14 @@ battles between arena-hard v0.1's stored answers carrying their real ``conv_meta
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from inspect_arenahard.logs.battle_files import (
+    PACKED_SUFFIXES,
     read_battle_columns,
     read_battle_rows,
     read_battles_jsonl,
@@ -237,6 +239,46 @@ def test_a_gzip_battle_file_reads_alike_and_names_its_bad_line(tmp_path: Path) -
     path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
     with pytest.raises(ValueError, match=rf"^{path}:8: missing field 'winner'$"):
         read_battles_jsonl(path)
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz", ".bz2"])
+def test_a_plain_file_is_parsed_from_a_memory_map_released_after_and_a_packed_one_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    """pyarrow parses an uncompressed file where it lies (a memory map, closed once read: the
+    battles hold no view of it); a name pyarrow decompresses is read by name, as before."""
+    import bz2
+    import gzip
+
+    import pyarrow as pa
+
+    mapped: list[pa.MemoryMappedFile] = []
+    real = pa.memory_map
+
+    def memory_map(path: str) -> pa.MemoryMappedFile:
+        mapped.append(real(path))
+        return mapped[-1]
+
+    monkeypatch.setattr(pa, "memory_map", memory_map)
+    rows = [
+        {"question_id": i, "model_a": f"m{i % 3}", "model_b": f"m{(i + 1) % 3}", "winner": "tie"}
+        for i in range(30)
+    ]
+    plain = write(tmp_path / "plain.jsonl", rows)
+    packers: dict[str, Callable[[bytes], bytes]] = {
+        "": bytes,
+        ".gz": gzip.compress,
+        ".bz2": bz2.compress,
+    }
+    pack = packers[suffix]
+    path = tmp_path / f"b.jsonl{suffix}"
+    path.write_bytes(pack(plain.read_bytes()))
+    assert read_battle_columns(path) is not None
+    assert len(mapped) == (suffix == "") and all(m.closed for m in mapped)
+    assert_same_battles(read_battles_jsonl(path), read_battle_rows(plain))
+    assert {".gz", ".bz2"} <= set(PACKED_SUFFIXES)
+    for packed in PACKED_SUFFIXES:  # each a name pyarrow itself decompresses
+        assert pa.Codec.detect(f"b.jsonl{packed}") is not None
 
 
 @pytest.mark.shared_data

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 BLOCK_BYTES = 1 << 24
 """pyarrow's JSON block: a row longer than this is read by the row reader."""
+PACKED_SUFFIXES = (".gz", ".bz2", ".lz4", ".zst")
+"""File names pyarrow's reader decompresses (it reads those by name; any other file is
+memory-mapped)."""
 STYLE_FIELDS = ("sum_assistant_{}_tokens", "header_count_{}", "list_count_{}", "bold_count_{}")
 """``conv_metadata`` fields of one side, in ``STYLE_COLUMNS`` order (all but tokens are counts
 by kind, summed)."""
@@ -83,12 +86,20 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
     import pyarrow as pa
     import pyarrow.json as pa_json
 
+    mapped: pa.MemoryMappedFile | None = None
     try:
+        # a file in the page cache is parsed where it lies, not first copied into fresh buffers
+        # (on a large file the kernel's time for those varies from run to run, up to the parse's)
+        mapped = None if str(path).endswith(PACKED_SUFFIXES) else pa.memory_map(str(path))
         table = pa_json.read_json(
-            str(path), read_options=pa_json.ReadOptions(block_size=BLOCK_BYTES)
+            str(path) if mapped is None else mapped,
+            read_options=pa_json.ReadOptions(block_size=BLOCK_BYTES),
         )
     except pa.ArrowException:
         return None
+    finally:
+        if mapped is not None:
+            mapped.close()
     rows = table.num_rows
     try:
         # the model and winner codes (pyarrow's hashing, numpy: no GIL) on a second core while
