@@ -204,6 +204,28 @@ def test_duplicated_games_fool_the_bootstrap_but_not_the_clustered_interval() ->
     assert np.all(boot < 0.8)
 
 
+def test_the_sandwich_algebra_runs_on_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The (models + features)² algebra is too small for BLAS threads: they would only contend,
+    then spin on after the call (a tenth of a second of CPU on a leaderboard of 60 models)."""
+    from threadpoolctl import threadpool_info
+
+    import inspect_arenahard.stats.sandwich as sandwich
+
+    seen: list[int] = []
+    inverse = sandwich._inverse
+
+    def spied(hessian: np.ndarray) -> np.ndarray:
+        seen.extend(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+        return inverse(hessian)
+
+    monkeypatch.setattr(sandwich, "_inverse", spied)
+    models, a, b, points, weight = random_battles(0, n_models=7, n=3000, star=False)
+    prompts = np.random.default_rng(0).integers(0, 150, len(a)).astype(object)
+    theta = fit(Design.build(models, a, b, points, weight), 0).theta
+    cluster_robust_covariance(a, b, points, weight, prompts, theta)
+    assert seen and set(seen) == {1}
+
+
 @pytest.mark.shared_data
 def test_sandwich_needs_two_prompts() -> None:
     battles = read_battles_jsonl(shared(*BATTLE_FILE))

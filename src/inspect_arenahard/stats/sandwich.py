@@ -23,6 +23,7 @@ import numpy as np
 from scipy import linalg, sparse
 from scipy.special import expit, ndtri
 
+from inspect_arenahard.stats.bt import one_blas_thread
 from inspect_arenahard.stats.name_codes import cluster_index
 
 
@@ -57,36 +58,40 @@ def cluster_robust_covariance(
     the same label are one cluster. ``small_sample`` applies G / (G − 1). With fewer than 2
     clusters the covariance is undefined (NaN): the table then shows no interval.
     """
-    n_models = len(theta)
-    k = 0 if features is None else features.shape[1]
-    gamma = np.zeros(0) if gamma is None else gamma
-    x = np.zeros((len(a), 0)) if features is None else np.asarray(features, dtype=float)
-    eta = theta[a] - theta[b] + (x @ gamma if k else 0.0)
-    prob = expit(eta)
-    design = _row_design(a, b, x, n_models)
-    free = np.r_[np.flatnonzero(np.arange(n_models) != anchor), n_models + np.arange(k)]
-    design = design[:, free]
-    curvature = weight * prob * (1.0 - prob)
-    hessian = (design.T @ design.multiply(curvature[:, None])).toarray()
-    group = cluster_index(clusters)
-    n_groups = int(group.max()) + 1 if len(group) else 0
-    if n_groups < 2:  # one prompt says nothing about prompt-to-prompt variation
-        return Sandwich(covariance=np.full((n_models + k, n_models + k), np.nan), clusters=n_groups)
-    residual = weight * (points - prob)
-    member = sparse.csr_matrix(
-        (residual, (group.ravel(), np.arange(len(a)))), shape=(n_groups, len(a))
-    )
-    scores = (
-        member @ design
-    )  # one summed score vector per cluster, sparse: a prompt involves few models
-    bread = _inverse(hessian)
-    meat = (scores.T @ scores).toarray()
-    cov_free = bread @ meat @ bread
-    if small_sample:
-        cov_free *= n_groups / (n_groups - 1)
-    covariance = np.zeros((n_models + k, n_models + k))
-    covariance[np.ix_(free, free)] = cov_free
-    return Sandwich(covariance=covariance, clusters=n_groups)
+    # small dense algebra: BLAS threads only contend, and spin on for a while after each call
+    with one_blas_thread():
+        n_models = len(theta)
+        k = 0 if features is None else features.shape[1]
+        gamma = np.zeros(0) if gamma is None else gamma
+        x = np.zeros((len(a), 0)) if features is None else np.asarray(features, dtype=float)
+        eta = theta[a] - theta[b] + (x @ gamma if k else 0.0)
+        prob = expit(eta)
+        design = _row_design(a, b, x, n_models)
+        free = np.r_[np.flatnonzero(np.arange(n_models) != anchor), n_models + np.arange(k)]
+        design = design[:, free]
+        curvature = weight * prob * (1.0 - prob)
+        hessian = (design.T @ design.multiply(curvature[:, None])).toarray()
+        group = cluster_index(clusters)
+        n_groups = int(group.max()) + 1 if len(group) else 0
+        if n_groups < 2:  # one prompt says nothing about prompt-to-prompt variation
+            return Sandwich(
+                covariance=np.full((n_models + k, n_models + k), np.nan), clusters=n_groups
+            )
+        residual = weight * (points - prob)
+        member = sparse.csr_matrix(
+            (residual, (group.ravel(), np.arange(len(a)))), shape=(n_groups, len(a))
+        )
+        scores = (
+            member @ design
+        )  # one summed score vector per cluster, sparse: a prompt involves few models
+        bread = _inverse(hessian)
+        meat = (scores.T @ scores).toarray()
+        cov_free = bread @ meat @ bread
+        if small_sample:
+            cov_free *= n_groups / (n_groups - 1)
+        covariance = np.zeros((n_models + k, n_models + k))
+        covariance[np.ix_(free, free)] = cov_free
+        return Sandwich(covariance=covariance, clusters=n_groups)
 
 
 def cluster_robust_mean_covariance(
