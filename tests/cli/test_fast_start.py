@@ -222,3 +222,29 @@ from inspect_arenahard.cli import console
 sys.argv = ["arenahard", *sys.argv[1:]]
 sys.exit(console())
 """
+
+
+IDLE_THREADS = """
+import os, sys
+import inspect_arenahard.cli as cli
+seen = []
+cli.main = lambda: seen.append(("numpy" in sys.modules, os.environ.get("OPENBLAS_THREAD_TIMEOUT"))) or 0
+cli.console()
+print("SEEN", *seen[0])
+"""
+
+
+@pytest.mark.parametrize("own", [None, "20"])
+def test_the_console_script_tells_openblas_not_to_spin_before_it_loads(own: str | None) -> None:
+    """Before any command loads numpy (and with it OpenBLAS), the console script sets the idle
+    threads' spin to its least (a user's own setting is kept): OpenBLAS reads it only as it
+    loads, and its workers otherwise spin a tenth of a second on loading and after each call."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if own is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = own
+    out = subprocess.run(
+        [sys.executable, "-c", IDLE_THREADS], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    numpy_loaded, timeout = out.rsplit("SEEN", 1)[1].split()
+    assert numpy_loaded == "False"
+    assert timeout == (own or "4")
