@@ -228,7 +228,10 @@ IDLE_THREADS = """
 import os, sys
 import inspect_arenahard.cli as cli
 seen = []
-cli.main = lambda: seen.append(("numpy" in sys.modules, os.environ.get("OPENBLAS_THREAD_TIMEOUT"))) or 0
+def fake_main():
+    seen.append(("numpy" in sys.modules, os.environ.get("OPENBLAS_THREAD_TIMEOUT")))
+    return 0
+cli.main = fake_main
 cli.console()
 print("SEEN", *seen[0])
 """
