@@ -241,6 +241,19 @@ def test_a_gzip_battle_file_reads_alike_and_names_its_bad_line(tmp_path: Path) -
         read_battles_jsonl(path)
 
 
+@pytest.mark.parametrize(
+    "packed", [b"not gzip", b"\x1f\x8b\x08\x00"], ids=["not-gzip", "cut-short"]
+)
+def test_a_broken_gzip_battle_file_is_one_line_naming_it(tmp_path: Path, packed: bytes) -> None:
+    """pyarrow's decompression error is not a traceback: the row reader reads the file and
+    names it, as it names any broken gzip file."""
+    path = tmp_path / "b.jsonl.gz"
+    path.write_bytes(packed)
+    assert read_battle_columns(path) is None
+    with pytest.raises(ValueError, match=rf"^{path}:1: not a gzip JSONL file"):
+        read_battles_jsonl(path)
+
+
 @pytest.mark.parametrize("suffix", ["", ".gz", ".bz2"])
 def test_a_plain_file_is_parsed_from_a_memory_map_released_after_and_a_packed_one_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str

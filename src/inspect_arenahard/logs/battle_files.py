@@ -95,7 +95,7 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
             str(path) if mapped is None else mapped,
             read_options=pa_json.ReadOptions(block_size=BLOCK_BYTES),
         )
-    except pa.ArrowException:
+    except (pa.ArrowException, OSError):  # (pyarrow's I/O errors, a bad gzip stream among them)
         return None
     finally:
         if mapped is not None:
