@@ -251,3 +251,53 @@ def test_the_console_script_tells_openblas_not_to_spin_before_it_loads(own: str 
     numpy_loaded, timeout = out.rsplit("SEEN", 1)[1].split()
     assert numpy_loaded == "False"
     assert timeout == (own or "4")
+
+
+LAZY_NUMPY = """
+import contextlib, io, sys
+from inspect_arenahard.cli import console
+sys.argv = ["arenahard", *sys.argv[1:]]
+with contextlib.redirect_stdout(io.StringIO()):
+    code = console()
+ran = ("numpy.f2py.crackfortran", "charset_normalizer", "numpy.testing._private.utils")
+print("EXIT", code, "scipy.linalg" in sys.modules)
+print("BEFORE", *[name in sys.modules for name in ran])
+import numpy as np
+np.testing.assert_equal(np.arange(3).sum(), 3)
+print("F2PY", np.f2py.crackfortran.__name__)
+print("AFTER", *[name in sys.modules for name in ran])
+"""
+
+
+@pytest.mark.shared_data
+def test_numpy_modules_only_scipys_start_up_touches_run_only_when_used() -> None:
+    """The console script ranks a real battle file without running numpy's f2py (and the
+    character-set detector it loads) or testing, which loading scipy touches; read from
+    afterwards, each loads and works as usual."""
+    battles = shared("battles", "lmarena_74e8b6f_arena_hard_battles.jsonl")
+    argv = ["leaderboard", "--battles", str(battles), "--ci-method", "official", "--rounds", "2"]
+    out = subprocess.run(
+        [sys.executable, "-c", LAZY_NUMPY, *argv], capture_output=True, text=True, check=True
+    ).stdout
+    lines = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    assert lines["EXIT"] == ["0", "True"], out  # it ranked, with scipy loaded
+    assert lines["BEFORE"] == ["False"] * 3, out
+    assert lines["F2PY"] == ["numpy.f2py.crackfortran"]
+    assert lines["AFTER"] == ["True"] * 3, out
+
+
+def test_deferring_twice_installs_one_finder_and_spares_loaded_modules() -> None:
+    """In-process callers may run the console script repeatedly: one finder, and a module
+    already loaded keeps its object."""
+    from inspect_arenahard.cli.unused_modules import UnusedModules, defer_unused_modules
+
+    before = [sys.modules.get(name) for name in ("numpy", "numpy.testing")]
+    previous = list(sys.meta_path)
+    try:
+        defer_unused_modules()
+        defer_unused_modules()
+        assert sum(isinstance(f, UnusedModules) for f in sys.meta_path) == 1
+        assert UnusedModules().find_spec("numpy.linalg", None) is None  # only the listed ones
+        assert [sys.modules.get(name) for name in ("numpy", "numpy.testing")] == before
+    finally:
+        sys.meta_path[:] = previous

@@ -15,6 +15,7 @@ import os
 import sys
 from typing import Sequence
 
+from inspect_arenahard.cli.unused_modules import defer_unused_modules
 from inspect_arenahard.errors import UserError, is_user_error
 
 __all__ = [
@@ -128,9 +129,12 @@ def console() -> int:
     command built (50–70 ms of CPU after a million battles). ``main`` leaves in-process callers
     their collector as it was. Output into a pipe whose reader has gone (``arenahard … | head``)
     ends the command quietly with status 1, as other command-line tools end, not with a
-    traceback. OpenBLAS's idle threads are told not to spin (``IDLE_BLAS_THREADS``)."""
+    traceback. OpenBLAS's idle threads are told not to spin (``IDLE_BLAS_THREADS``), and
+    numpy's submodules that only scipy's start-up touches load only if used
+    (``unused_modules``)."""
     for name, value in IDLE_BLAS_THREADS.items():
         os.environ.setdefault(name, value)
+    defer_unused_modules()
     try:
         code = main()
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
