@@ -2,7 +2,7 @@
 
 Loading scipy (1.17) copies numpy's namespace, and the copy touches every lazily loaded numpy
 submodule, among them ``f2py`` (the Fortran wrapper generator, which loads a character-set
-detector) and ``testing``: 0.15–0.25 s of CPU at the start of every command that ranks, while
+detector) and ``testing``: 0.1–0.2 s of CPU at the start of every command that ranks, while
 the reader's thread beside it parses a million battles. The console script registers these as
 lazy modules (the standard library's ``importlib.util.LazyLoader``): whoever imports one gets
 its module object at once, and its code runs the first time an attribute is read from it, so a
