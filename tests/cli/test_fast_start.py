@@ -301,3 +301,24 @@ def test_deferring_twice_installs_one_finder_and_spares_loaded_modules() -> None
         assert [sys.modules.get(name) for name in ("numpy", "numpy.testing")] == before
     finally:
         sys.meta_path[:] = previous
+
+
+def test_python_dash_m_runs_the_console_script(tmp_path: Path) -> None:
+    """``python -m inspect_arenahard`` is the ``arenahard`` command: the same parser, output and
+    exit codes (a user error: status 2 and one line)."""
+    version = subprocess.run(
+        [sys.executable, "-m", "inspect_arenahard", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert version.startswith("arenahard ") and "(Inspect " in version
+    missing = tmp_path / "missing.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "inspect_arenahard", "leaderboard", "--battles", str(missing)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("arenahard leaderboard: error: ")
+    assert str(missing) in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -151,7 +151,3 @@ def one_line(ex: BaseException) -> str:
     if isinstance(ex, OSError) and not isinstance(ex, UserError) and ex.filename and ex.strerror:
         return f"{ex.filename}: {ex.strerror.lower()}"
     return " ".join(str(ex).split())
-
-
-if __name__ == "__main__":
-    sys.exit(main())
