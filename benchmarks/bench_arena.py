@@ -30,7 +30,9 @@ length preference), built straight into ``Battles``. It times
   (``arenahard leaderboard --battles FILE --ci-method official --rounds 1000``, the console script
   beside this interpreter: start-up, imports, read, fit, table), each as wall and CPU time
   (pyarrow reads on every core, and so do our bootstrap's refits, so their wall is below their
-  CPU) with the ratios to pyarrow's two reads.
+  CPU) with the ratios to pyarrow's two reads; with ``--pairs N`` also the command and
+  pyarrow's read alternated N times, the median of the side-by-side ratios (the best of each,
+  taken a minute apart, can pair a fast moment of a shared machine with a slow one).
 
 Wall times on a shared machine are noisy, so CPU time (one core; BLAS is single-threaded for
 every library) is printed beside them; ratios come from the same run.
@@ -56,6 +58,7 @@ import argparse
 import importlib.util
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -157,10 +160,13 @@ def arenahard_script() -> str:
     return str(beside) if beside.is_file() else "arenahard"
 
 
-def battle_files(battles: Battles, folder: Path, rounds: int, repeat: int = 1) -> None:
+def battle_files(
+    battles: Battles, folder: Path, rounds: int, repeat: int = 1, pairs: int = 0
+) -> None:
     """End to end from a battle file, with and without style metadata, beside pyarrow and pandas
     reading the same file; ratios to pyarrow in wall and in CPU time. Each figure is the run
-    with the least wall time of ``repeat``."""
+    with the least wall time of ``repeat``; with ``pairs``, the command and pyarrow's read are
+    also alternated that many times (``alternated``)."""
     import pandas as pd
     import pyarrow.json as pa_json
 
@@ -199,10 +205,31 @@ def battle_files(battles: Battles, folder: Path, rounds: int, repeat: int = 1) -
             f"  whole command / pyarrow read: {wall / pa_wall:.1f}x wall, {cpu / pa_cpu:.1f}x CPU (target <= 6x); "
             f"/ its memory-mapped read: {wall / map_wall:.1f}x wall, {cpu / map_cpu:.1f}x CPU"
         )
+        if pairs:
+            alternated(command, lambda: pa_json.read_json(path), pairs)
         inside, alone = bootstrap_cpu(path, read, options, repeat)
         print(
             f"  {'bootstrap_fits CPU: inside the command / alone here':<56} {inside:8.2f} s {alone:8.2f} s"
         )
+
+
+def alternated(command: list[str], reference: Callable[[], Any], pairs: int) -> None:
+    """The whole command and the reference read, one after the other ``pairs`` times: each ratio
+    compares two runs taken side by side (the machine's speed drifts within minutes, so the
+    best of each, taken a minute apart, can pair a fast hour with a slow one); prints the
+    median ratio and the range."""
+    walls, cpus = [], []
+    for _ in range(pairs):
+        wall, cpu = time.perf_counter(), time.process_time()
+        reference()
+        ref_wall, ref_cpu = time.perf_counter() - wall, time.process_time() - cpu
+        cmd_wall, cmd_cpu = child_command(command)
+        walls.append(cmd_wall / ref_wall)
+        cpus.append(cmd_cpu / ref_cpu)
+    print(
+        f"  alternated {pairs} times, whole command / pyarrow read: median {statistics.median(walls):.1f}x wall "
+        f"({min(walls):.1f}-{max(walls):.1f}x), {statistics.median(cpus):.1f}x CPU ({min(cpus):.1f}-{max(cpus):.1f}x)"
+    )
 
 
 def read_mapped(path: Path) -> Any:
@@ -519,11 +546,15 @@ def main() -> None:
         "--best-of", type=int, default=1, metavar="N",
         help="battle-file figures: the run with the least wall time of N",
     )  # fmt: skip
+    parser.add_argument(
+        "--pairs", type=int, default=0, metavar="N",
+        help="battle files: also alternate the command with pyarrow's read N times (median ratio)",
+    )  # fmt: skip
     args = parser.parse_args()
     battles = arena_battles(args.models, args.battles, np.random.default_rng(args.seed))
     if args.files_only:
         with tempfile.TemporaryDirectory() as scratch:
-            battle_files(battles, args.files or Path(scratch), 1000, args.best_of)
+            battle_files(battles, args.files or Path(scratch), 1000, args.best_of, args.pairs)
         return
     anchor_name = battles.models[int(np.argmax(np.bincount(np.r_[battles.a, battles.b])))]
     print(
@@ -606,7 +637,7 @@ def main() -> None:
         )
 
     with tempfile.TemporaryDirectory() as scratch:
-        battle_files(battles, args.files or Path(scratch), 1000, args.best_of)
+        battle_files(battles, args.files or Path(scratch), 1000, args.best_of, args.pairs)
 
     print()
     print(f"BT + 1000 rounds: {wall_bt:.2f} s wall, {cpu_bt:.2f} s CPU (target < 5 s)")
