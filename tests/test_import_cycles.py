@@ -163,14 +163,16 @@ STAGES: dict[str, int] = {
     "scaleeval": 6,
     "cli": 7,
     "_registry": 8,
+    "__main__": 8,
     "": 8,
 }
 """The package's rooms, lowest first. A room imports only rooms of a lower rank (and itself):
 statistics are pure and import nothing of ours; files are shared plumbing; the judging kernel
 (grammars, neutralisation, templates, the judge call, committees) serves every stage that asks a
 model for a verdict; the ``arenahard`` task writes logs, the log layer reads them, reports present what the logs hold; curation, Auto-Arena and
-ScaleEval are products built on those; the command line sits on top, and only the package root
-and Inspect's entry point (which export and register everything) stand above it."""
+ScaleEval are products built on those; the command line sits on top, and only the package root,
+Inspect's entry point (which export and register everything) and ``python -m``'s entry stand
+above it."""
 
 
 def stage(module: str) -> str:
