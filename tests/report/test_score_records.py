@@ -483,3 +483,19 @@ def test_answers_of_a_newer_run_replace_and_are_counted() -> None:
     ]
     assert [points for points, _ in by_model["m"]] == [0.0, 1.0, 1.0, 1.0]
     assert notes == ["replaced: 2 answers re-judged in newer new.eval"]
+
+
+def test_the_read_pauses_full_collections_and_gives_them_back(logs: Path) -> None:
+    """Every sample a read hands over is read with full collections paused (its records all live
+    on: rescanning them finds no garbage); the caller's threshold is back afterwards."""
+    seen: list[int] = []
+
+    class Watching(AnswerReader):
+        def scored(self, path: str, sample: reader.ScoredSample) -> None:
+            seen.append(gc.get_threshold()[2])
+            super().scored(path, sample)
+
+    before = gc.get_threshold()
+    reader.read_games([logs], Watching())
+    assert len(seen) == 2 * N and min(seen) > 1_000_000
+    assert gc.get_threshold() == before

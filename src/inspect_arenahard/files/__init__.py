@@ -5,6 +5,7 @@ stores (``s3://`` …) and the files the commands write.
 # Public names: the modules (the package itself defines none of its own).
 __all__ = [
     "arena_layout",
+    "bulk_reads",
     "jsonl",
     "outputs",
     "sample_data",

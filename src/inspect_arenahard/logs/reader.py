@@ -35,6 +35,7 @@ from zstandard import ZstdError
 
 from inspect_arenahard.errors import UserError
 from inspect_arenahard.evaluate.stopping_header import header_adaptive, run_note
+from inspect_arenahard.files.bulk_reads import full_collections_paused
 from inspect_arenahard.files.storage import list_logs, local_mtime, open_archive, open_binary
 from inspect_arenahard.stats.drift import canary_drift
 from inspect_arenahard.stats.game_record import (
@@ -451,6 +452,11 @@ def read_games(paths: Sequence[str | Path], on_sample: SampleReader | None = Non
     ``on_sample.scored`` gets each parsed score; other logs (older ones, other tasks), and logs
     whose scores did not satisfy it, are read once in full, each sample handed to ``on_sample``.
     """
+    with full_collections_paused():
+        return _read_games(paths, on_sample)
+
+
+def _read_games(paths: Sequence[str | Path], on_sample: SampleReader | None) -> LogGames:
     selected, result = select_runs(paths)
     samples: list[SampleGames] = []
     # game -> (its sample in ``samples``, its place among the sample's games, its run in
