@@ -22,6 +22,7 @@ from inspect_arenahard.logs.battle_files import (
 )
 from inspect_arenahard.stats.battles import Battles, distinct
 from inspect_arenahard.stats.estimates import leaderboard
+from inspect_arenahard.stats.name_codes import cluster_index, name_codes
 from tests.helpers.battles import BATTLE_FILE
 from tests.helpers.shared_data import shared
 from tests.helpers.style_games import BASELINE, MODELS, answer_metadata
@@ -40,6 +41,9 @@ def assert_same_battles(ours: Battles, rows: Battles) -> None:
         same = (x == y) | ((x != x) & (y != y))  # NaN style rows equal
         assert same.all(), name
         assert [type(v) for v in x[:50]] == [type(v) for v in y[:50]], name
+    if ours.question_codes is not None:  # the reader's codes: the ranking's own, exactly
+        groups = name_codes(rows.question_id)[1]
+        assert np.array_equal(cluster_index(ours.question_clusters()), groups)
 
 
 def arena_rows(seed: int = 0) -> list[dict]:
@@ -143,6 +147,44 @@ def test_text_ids_and_labels_read_alike_however_often_they_repeat(
     assert_same_battles(ours, read_battle_rows(path))
     assert (len(set(ours.question_id)) == len(ours)) is not runs
     assert type(ours.question_id[0]) is str and set(ours.category) == {"hard_prompt", "coding"}
+
+
+def test_text_ids_are_grouped_in_the_order_python_sorts_them(tmp_path: Path) -> None:
+    """The reader's question codes (pyarrow's byte order of UTF-8) are Python's code-point order
+    for ids from every plane, also after rows are taken out; a sandwich ranking on them is the
+    row reader's to the last bit."""
+    rng = np.random.default_rng(3)
+    pieces = [
+        "q",
+        "Q",
+        "10",
+        "9",
+        "é",
+        "e\u0301",
+        "Ω",
+        "中文",
+        "\U0001f600",
+        "\U00020000",
+        "~",
+        " ",
+        "ß",
+    ]
+    ids = ["".join(rng.choice(pieces, rng.integers(1, 4))) + str(k % 40) for k in range(400)]
+    rows = [
+        {"question_id": q, "model_a": f"m{k % 5}", "model_b": f"m{(k + 1 + k // 5) % 5}",
+         "winner": str(rng.choice(["model_a", "model_b", "tie"])), "category": f"c{k % 2}"}
+        for k, q in enumerate(ids)
+    ]  # fmt: skip
+    path = write(tmp_path / "ids.jsonl", [r for r in rows if r["model_a"] != r["model_b"]])
+    ours, by_rows = read_battles_jsonl(path), read_battle_rows(path)
+    assert ours.question_codes is not None and by_rows.question_codes is None
+    assert_same_battles(ours, by_rows)
+    some = ours.where(category="c1")
+    assert np.array_equal(cluster_index(some.question_clusters()), name_codes(some.question_id)[1])
+    for method in ("bt", "mean"):
+        mine = leaderboard(ours, "m0", method=method, ci_method="sandwich")
+        theirs = leaderboard(by_rows, "m0", method=method, ci_method="sandwich")
+        assert mine.clusters == theirs.clusters > 100 and mine.rows == theirs.rows
 
 
 BAD_ROWS = [

@@ -19,6 +19,7 @@ from inspect_arenahard.stats.battles import from_games, records_weight
 from inspect_arenahard.stats.game_table import game_table, style_vector
 from inspect_arenahard.stats.judge_bias import judge_games, model_outcome
 from inspect_arenahard.stats.judge_checks import check_judges
+from inspect_arenahard.stats.name_codes import SortedNameCodes, name_codes
 from inspect_arenahard.stats.ranking import RankingOptions, rank
 from inspect_arenahard.stats.shares import cluster_index
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT, normalize_label, outcome_for
@@ -245,6 +246,23 @@ def test_cluster_index_is_numpys_unique_of_the_names(clusters):
         return
     expected = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)[1]
     assert cluster_index(clusters).tolist() == expected.ravel().tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["q1", "q10", "q2", "é", "1", "中", "\U0001f600"]), min_size=1),
+    st.data(),
+)
+def test_codes_a_reader_gave_group_any_rows_left_as_the_names_do(clusters, data):
+    """Codes of all the rows, taken at some rows: the sorted-name codes of those rows' values."""
+    keep = np.array(
+        data.draw(st.lists(st.booleans(), min_size=len(clusters), max_size=len(clusters)))
+    )
+    coded = SortedNameCodes(name_codes(clusters)[1])[keep]
+    assert len(coded) == keep.sum()
+    assert (
+        cluster_index(coded).tolist() == name_codes(np.array(clusters)[keep].tolist())[1].tolist()
+    )
 
 
 def test_a_judge_without_battles_in_the_category_is_named_not_ranked_empty() -> None:

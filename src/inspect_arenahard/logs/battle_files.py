@@ -29,6 +29,7 @@ from inspect_arenahard.stats.battles import (
     from_battle_columns,
     from_battle_rows,
 )
+from inspect_arenahard.stats.name_codes import SortedNameCodes
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 if TYPE_CHECKING:
@@ -104,9 +105,10 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
     try:
         # the model and winner codes (pyarrow's hashing, numpy: no GIL) on a second core while
         # this thread makes the question ids' Python strings (GIL held throughout)
+        question_id = _column(table, "question_id")
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="battle-codes") as pool:
             codes = pool.submit(_battle_codes, table)
-            question_id = _column(table, "question_id")
+            question_codes = pool.submit(_question_codes, question_id)
             question_ids = _objects(question_id, rows)
             (models, a, b), winner = codes.result()
         return BattleColumns(
@@ -117,6 +119,7 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
             **_style(_column(table, "conv_metadata"), rows),
             question_missing=np.ones(rows, dtype=bool) if question_id is None
             else ~_valid(question_id),
+            question_codes=question_codes.result(),
         )  # fmt: skip
     except _Unsupported:
         return None
@@ -167,6 +170,22 @@ def _model_codes(table: pa.Table) -> ModelCodes:
     names = sorted({name for side in encoded if side is not None for name in side[0]})
     a, b = (np.full(rows, -1) if side is None else _lookup(*side, names) for side in encoded)
     return tuple(names), a, b
+
+
+def _question_codes(column: pa.Array | None) -> SortedNameCodes | None:
+    """Each row's question id as its index among the sorted ids, as ``stats.name_codes`` orders
+    them (UTF-8 bytes sort as the code points Python compares), hashed and sorted by pyarrow
+    without the GIL; None for ids that are not all texts (the ranking then codes them)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if column is None or column.null_count or not pa.types.is_string(column.type):
+        return None
+    encoded = pc.dictionary_encode(column)
+    order = _fixed(pc.sort_indices(encoded.dictionary), pa.int64())
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return SortedNameCodes(rank[_fixed(encoded.indices, pa.int64())])
 
 
 def _text(column: pa.Array) -> pa.Array:

@@ -25,7 +25,7 @@ from inspect_arenahard.stats.game_table import (
     record_named,
     style_vector,
 )
-from inspect_arenahard.stats.name_codes import cluster_index
+from inspect_arenahard.stats.name_codes import SortedNameCodes, cluster_index
 from inspect_arenahard.stats.verdict_points import STRONG_WEIGHT
 
 __all__ = ["STYLE_COLUMNS", "style_vector"]  # re-exported: battles are where style sums are read
@@ -64,6 +64,9 @@ class Battles:
     epoch: np.ndarray | None = None
     """Epoch of the judged sample; with ``question_id``, ``judge`` and the model pair it names the
     judgment a game belongs to (its position-swapped partner shares all four)."""
+    question_codes: SortedNameCodes | None = None
+    """``question_id`` as the reader coded it by sorted name, where it did (a battle file's text
+    ids): what the prompts are grouped by, without sorting the ids again."""
 
     def __len__(self) -> int:
         return len(self.a)
@@ -132,12 +135,16 @@ class Battles:
         a, b = (self.a, self.b) if rows is None or rows.all() else (self.a[rows], self.b[rows])
         return np.bincount(a, minlength=m) + np.bincount(b, minlength=m)
 
+    def question_clusters(self) -> np.ndarray | SortedNameCodes:
+        """The rows' prompts as ``cluster_index`` groups them: the reader's codes, else the ids."""
+        return self.question_id if self.question_codes is None else self.question_codes
+
     def avg_tokens(self) -> np.ndarray:
         """Mean token count of each model's distinct answers (one per question id); NaN if unknown."""
         m = len(self.models)
         if self.style_a is None or self.style_b is None:
             return np.full(m, np.nan)
-        question = cluster_index(self.question_id)
+        question = cluster_index(self.question_clusters())
         model = np.r_[self.a, self.b]
         tokens = np.r_[self.style_a[:, 0], self.style_b[:, 0]]
         known = ~np.isnan(tokens)
@@ -412,6 +419,9 @@ class BattleColumns:
     malformed: np.ndarray
     question_missing: np.ndarray
     """Rows with no (or a null) ``question_id``."""
+    question_codes: SortedNameCodes | None = None
+    """``question_id`` coded by sorted name (``Battles.question_codes``), None where the reader
+    left that to the ranking."""
 
 
 def first_invalid(columns: BattleColumns) -> int | None:
@@ -469,6 +479,7 @@ def from_battle_columns(
         style_a=None if columns.style_a is None else columns.style_a[first],
         style_b=None if columns.style_b is None else columns.style_b[first],
         version=kept(None), epoch=_repeated(_ONE, size),
+        question_codes=None if columns.question_codes is None else columns.question_codes[first],
     )  # fmt: skip
     # the columns a file lacks hold None alone: known here, not found by reading a million rows
     absent = [

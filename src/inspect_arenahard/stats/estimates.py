@@ -141,7 +141,7 @@ def left_out_games(battles: Battles, rule: Unparsed) -> np.ndarray:
         return unparsed
     if rule != "pair":
         raise ValueError(f"unknown unparsed rule {rule!r}; choose from {', '.join(UNPARSED_RULES)}")
-    keys = [cluster_index(col) for col in (battles.question_id, battles.judge)]
+    keys = [cluster_index(col) for col in (battles.question_clusters(), battles.judge)]
     epoch = np.zeros(len(battles), dtype=np.int64) if battles.epoch is None else battles.epoch
     low, high = np.minimum(battles.a, battles.b), np.maximum(battles.a, battles.b)
     _, judgment = np.unique(np.column_stack([*keys, epoch, low, high]), axis=0, return_inverse=True)
@@ -403,7 +403,7 @@ def bt_estimate(
     score = 100 * win_rate(theta)
     if interval.ci_method == "sandwich":
         sandwich = cluster_robust_covariance(
-            data.a, data.b, data.points, data.weight, data.question_id, full.theta, full.gamma,
+            data.a, data.b, data.points, data.weight, data.question_clusters(), full.theta, full.gamma,
             features, anchor,
         )  # fmt: skip
         theta_cov = official_anchor_covariance(sandwich.covariance, mu, anchor)
@@ -447,7 +447,7 @@ def mean_estimate(data: Battles, anchor: int, interval: Interval) -> Estimate:
     cells, score = _mean_cells(data, anchor)
     if interval.ci_method == "sandwich":
         _, cov_share, clusters = cluster_robust_mean_covariance(
-            len(data.models), data.a, data.b, data.points, data.weight, data.question_id, anchor
+            len(data.models), data.a, data.b, data.points, data.weight, data.question_clusters(), anchor
         )  # fmt: skip
         p = score / 100
         with np.errstate(invalid="ignore", divide="ignore"):

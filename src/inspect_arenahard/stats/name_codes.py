@@ -6,6 +6,8 @@ statistic groups by name, so the groups, and every sum over them, come out in on
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +20,29 @@ def name_codes(values: Iterable[Hashable]) -> tuple[list[str], np.ndarray]:
     return distinct, np.fromiter(map(index.__getitem__, names), dtype=np.int64, count=len(names))
 
 
-def cluster_index(clusters: Iterable[Hashable]) -> np.ndarray:
-    """Each value's index among the sorted names (``name_codes``)."""
+@dataclass(frozen=True)
+class SortedNameCodes:
+    """Values a reader has already coded as ``name_codes`` codes them: each row's index among
+    the sorted names of the values it read (a battle file's question ids, hashed and sorted by
+    pyarrow off the GIL, where sorting a million Python strings takes a second). Rows taken
+    out leave gaps in the codes: ``cluster_index`` closes them."""
+
+    codes: np.ndarray
+
+    def __getitem__(self, rows: Any) -> SortedNameCodes:
+        return SortedNameCodes(self.codes[rows])
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def cluster_index(clusters: Iterable[Hashable] | SortedNameCodes) -> np.ndarray:
+    """Each value's index among the sorted names (``name_codes``) of the values present."""
+    if isinstance(clusters, SortedNameCodes):
+        codes = clusters.codes
+        if not len(codes):
+            return np.zeros(0, dtype=np.int64)
+        present = np.zeros(int(codes.max()) + 1, dtype=np.int64)
+        present[codes] = 1
+        return (np.cumsum(present) - 1)[codes]
     return name_codes(clusters)[1]

@@ -24,7 +24,7 @@ from scipy import linalg, sparse
 from scipy.special import expit, ndtri
 
 from inspect_arenahard.stats.bt import one_blas_thread
-from inspect_arenahard.stats.name_codes import cluster_index
+from inspect_arenahard.stats.name_codes import SortedNameCodes, cluster_index
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def cluster_robust_covariance(
     b: np.ndarray,
     points: np.ndarray,
     weight: np.ndarray,
-    clusters: np.ndarray,
+    clusters: np.ndarray | SortedNameCodes,
     theta: np.ndarray,
     gamma: np.ndarray | None = None,
     features: np.ndarray | None = None,
@@ -100,7 +100,7 @@ def cluster_robust_mean_covariance(
     b: np.ndarray,
     points: np.ndarray,
     weight: np.ndarray,
-    clusters: np.ndarray,
+    clusters: np.ndarray | SortedNameCodes,
     anchor: int,
     small_sample: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, int]:
