@@ -108,7 +108,6 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
         question_id = _column(table, "question_id")
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="battle-codes") as pool:
             codes = pool.submit(_battle_codes, table)
-            question_codes = pool.submit(_question_codes, question_id)
             question_ids = _objects(question_id, rows)
             (models, a, b), winner = codes.result()
         return BattleColumns(
@@ -119,7 +118,7 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
             **_style(_column(table, "conv_metadata"), rows),
             question_missing=np.ones(rows, dtype=bool) if question_id is None
             else ~_valid(question_id),
-            question_codes=question_codes.result(),
+            question_codes=_question_codes(question_id),
         )  # fmt: skip
     except _Unsupported:
         return None
@@ -174,18 +173,24 @@ def _model_codes(table: pa.Table) -> ModelCodes:
 
 def _question_codes(column: pa.Array | None) -> SortedNameCodes | None:
     """Each row's question id as its index among the sorted ids, as ``stats.name_codes`` orders
-    them (UTF-8 bytes sort as the code points Python compares), hashed and sorted by pyarrow
-    without the GIL; None for ids that are not all texts (the ranking then codes them)."""
+    them (UTF-8 bytes sort as the code points Python compares), made on first use by pyarrow's
+    hashing and sort; None for ids that are not all texts (the ranking then codes them)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if column is None or column.null_count or not pa.types.is_string(column.type):
         return None
+    return SortedNameCodes(lambda: _sorted_name_codes(column))
+
+
+def _sorted_name_codes(column: pa.Array) -> np.ndarray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     encoded = pc.dictionary_encode(column)
     order = _fixed(pc.sort_indices(encoded.dictionary), pa.int64())
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
-    return SortedNameCodes(rank[_fixed(encoded.indices, pa.int64())])
+    return rank[_fixed(encoded.indices, pa.int64())]
 
 
 def _text(column: pa.Array) -> pa.Array:
