@@ -7,6 +7,7 @@ battles between arena-hard v0.1's stored answers carrying their real ``conv_meta
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 
@@ -181,6 +182,8 @@ def test_text_ids_are_grouped_in_the_order_python_sorts_them(tmp_path: Path) -> 
     assert_same_battles(ours, by_rows)
     some = ours.where(category="c1")
     assert np.array_equal(cluster_index(some.question_clusters()), name_codes(some.question_id)[1])
+    again = pickle.loads(pickle.dumps(some))  # the codes travel as numbers
+    assert np.array_equal(cluster_index(again.question_clusters()), name_codes(some.question_id)[1])
     for method in ("bt", "mean"):
         mine = leaderboard(ours, "m0", method=method, ci_method="sandwich")
         theirs = leaderboard(by_rows, "m0", method=method, ci_method="sandwich")

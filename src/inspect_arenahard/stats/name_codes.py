@@ -38,6 +38,13 @@ class SortedNameCodes:
     def __getitem__(self, rows: Any) -> SortedNameCodes:
         return SortedNameCodes(lambda: self.codes[rows])
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (or copied) as the codes themselves
+        return _given, (self.codes,)
+
+
+def _given(codes: np.ndarray) -> SortedNameCodes:
+    return SortedNameCodes(lambda: codes)
+
 
 def cluster_index(clusters: Iterable[Hashable] | SortedNameCodes) -> np.ndarray:
     """Each value's index among the sorted names (``name_codes``) of the values present."""
