@@ -6,6 +6,7 @@ battles between arena-hard v0.1's stored answers carrying their real ``conv_meta
 
 from __future__ import annotations
 
+import gc
 import json
 import pickle
 from collections.abc import Callable
@@ -406,3 +407,27 @@ def test_columns_a_file_lacks_take_no_memory_and_refuse_writes(tmp_path: Path) -
     for how in ({"ci_method": "sandwich"}, {"ci_method": "official", "rounds": 20, "seed": 3}):
         ours, theirs = leaderboard(battles, **how), leaderboard(by_rows, **how)  # type: ignore[arg-type]
         assert ours.rows == theirs.rows and ours.exclusions == theirs.exclusions
+
+
+@pytest.mark.shared_data
+def test_the_row_reader_takes_no_full_collection(tmp_path: Path) -> None:
+    """Every row it reads is kept: a full collection would rescan them all for no garbage."""
+    path = write(tmp_path / "arena.jsonl", arena_rows() * 20)
+    full: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    saved = gc.get_threshold()
+    gc.freeze()  # the test run's own heap set aside: the rows alone make full passes due
+    gc.collect()
+    gc.set_threshold(100, 1, 1)  # a full pass every few hundred allocations
+    gc.callbacks.append(count)
+    try:
+        battles = read_battle_rows(path)
+    finally:
+        gc.callbacks.remove(count)
+        gc.set_threshold(*saved)
+        gc.unfreeze()
+    assert len(battles) > 5000 and full == []

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from inspect_arenahard.files.bulk_reads import full_collections_paused
 from inspect_arenahard.files.jsonl import read_jsonl, record_at
 from inspect_arenahard.files.storage import is_remote
 from inspect_arenahard.stats.battles import (
@@ -74,9 +75,12 @@ def read_battles_soon(path: str | Path, strong_weight: int = STRONG_WEIGHT) -> F
 
 def read_battle_rows(path: str | Path, strong_weight: int = STRONG_WEIGHT) -> Battles:
     """The row-by-row reader: any file ``read_jsonl`` reads, its exact error messages."""
-    return from_battle_rows(
-        ((f"{path}:{lineno}", row) for lineno, row in read_jsonl(path)), str(path), strong_weight
-    )
+    with full_collections_paused():  # a row a battle: a million kept tuples
+        return from_battle_rows(
+            ((f"{path}:{lineno}", row) for lineno, row in read_jsonl(path)),
+            str(path),
+            strong_weight,
+        )
 
 
 def read_battle_columns(path: str | Path) -> BattleColumns | None:
