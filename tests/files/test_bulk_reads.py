@@ -93,3 +93,32 @@ def test_thresholds_come_back_after_errors_nesting_and_threads() -> None:
     for t in threads:
         t.join(5)
     assert second_in.is_set() and gc.get_threshold() == (100, 1, 1)
+
+
+BULK_COMMANDS = {"leaderboard", "audit", "judges", "report", "metrics", "power"}
+"""Commands that read logs or battle files and keep what they build until their output."""
+
+
+def test_only_commands_that_read_in_bulk_ask_for_the_pause() -> None:
+    """Commands that call models or run pipelines (for hours) keep the collector as it is."""
+    import argparse
+
+    from inspect_arenahard import cli
+
+    parser = cli.build_parser()
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    asking = {name for name, sub in commands.choices.items() if sub.get_default("bulk_read")}
+    assert asking == BULK_COMMANDS
+
+
+def test_main_runs_a_bulk_command_paused_and_gives_the_threshold_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from inspect_arenahard import cli
+    from inspect_arenahard.cli import audit
+
+    seen: list[int] = []
+    monkeypatch.setattr(audit, "run", lambda args: seen.append(gc.get_threshold()[2]) or 0)
+    before = gc.get_threshold()
+    assert cli.main(["audit", "logs"]) == 0
+    assert seen[0] > 1_000_000 and gc.get_threshold() == before

@@ -13,10 +13,12 @@ import gc
 import importlib
 import os
 import sys
+from contextlib import nullcontext
 from typing import Sequence
 
 from inspect_arenahard.cli.unused_modules import defer_unused_modules
 from inspect_arenahard.errors import UserError, is_user_error
+from inspect_arenahard.files.bulk_reads import full_collections_paused
 
 __all__ = [
     "COMMANDS",
@@ -96,8 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 0
+    # a command that reads its inputs in bulk keeps all it builds until its output: no full
+    # collection rescans that meanwhile (young ones still run)
+    bulk = full_collections_paused() if getattr(args, "bulk_read", False) else nullcontext()
     try:
-        return int(args.func(args) or 0)
+        with bulk:
+            return int(args.func(args) or 0)
     except ModuleNotFoundError as ex:
         extra = OPTIONAL_MODULES.get((ex.name or "").split(".")[0])
         if extra is None:

@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="write the model records {model, flags, ...figures} as JSON",
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, bulk_read=True)
 
 
 def run(args: argparse.Namespace) -> int:

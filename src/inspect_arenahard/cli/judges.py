@@ -162,4 +162,4 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the human majority, human-human ceiling, position consistency, ties, length preference, "
         "the always-longer baseline)",
     )
-    p.set_defaults(func=run_judges)
+    p.set_defaults(func=run_judges, bulk_read=True)

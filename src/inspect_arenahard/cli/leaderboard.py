@@ -24,7 +24,6 @@ from inspect_arenahard.cli.options import (
     ranking_options,
 )
 from inspect_arenahard.errors import UserError
-from inspect_arenahard.files.bulk_reads import full_collections_paused
 from inspect_arenahard.logs.battle_files import read_battles_soon
 from inspect_arenahard.stats.battles import Battles
 from inspect_arenahard.stats.game_record import GameRecord
@@ -88,17 +87,15 @@ def register(subparsers: Any) -> None:
     )
     add_cost_arguments(parser)
     add_calibration_argument(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, bulk_read=True)
 
 
 def run(args: argparse.Namespace) -> int:
-    # a battle file's start-up is kept out of collections until the command ends, and a heap
-    # the caller froze itself is left as it is; what the command builds from judge logs lives
-    # until its output, so no full collection rescans it meanwhile (young ones still run)
+    # a battle file's start-up is kept out of collections until the command ends; judge logs
+    # are read as any caller's code runs, and a heap the caller froze itself is left as it is
     quiet = bool(args.battles) and gc.get_freeze_count() == 0
     try:
-        with full_collections_paused():
-            return _run(args, quiet)
+        return _run(args, quiet)
     finally:
         if quiet:
             gc.unfreeze()

@@ -210,4 +210,4 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"benchmark-vs-reference scatter plot with intervals; {PLOT_HELP}",
     )
     add_ranking_arguments(p)  # --ci too: the level of both tables' intervals
-    p.set_defaults(func=run_metrics)
+    p.set_defaults(func=run_metrics, bulk_read=True)

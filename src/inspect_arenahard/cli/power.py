@@ -107,4 +107,4 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="score difference to detect, in points (default 2)",
     )
     add_ranking_arguments(p)
-    p.set_defaults(func=run_power)
+    p.set_defaults(func=run_power, bulk_read=True)

@@ -62,7 +62,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="leave out the flags column (arenahard audit's checks read every answer)",
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, bulk_read=True)
 
 
 def run(args: argparse.Namespace) -> int:
