@@ -13,13 +13,17 @@ from inspect_arenahard.files.bulk_reads import full_collections_paused
 
 @pytest.fixture
 def frequent_full_collections() -> Iterator[None]:
-    """Thresholds that make the collector take a full pass every few allocations."""
+    """Thresholds that make the collector take a full pass every few allocations, with the test
+    run's own heap set aside (else a full pass waits until the heap grows by a quarter)."""
     saved = gc.get_threshold()
+    gc.freeze()
+    gc.collect()
     gc.set_threshold(100, 1, 1)
     try:
         yield
     finally:
         gc.set_threshold(*saved)
+        gc.unfreeze()
 
 
 def _full_collections_while(build_survivors: int) -> int:
