@@ -109,9 +109,9 @@ def read_battle_columns(path: str | Path) -> BattleColumns | None:
     try:
         # the model and winner codes (pyarrow's hashing, numpy: no GIL) on a second core while
         # this thread makes the question ids' Python strings (GIL held throughout)
-        question_id = _column(table, "question_id")
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="battle-codes") as pool:
             codes = pool.submit(_battle_codes, table)
+            question_id = _column(table, "question_id")
             question_ids = _objects(question_id, rows)
             (models, a, b), winner = codes.result()
         return BattleColumns(
