@@ -16,8 +16,9 @@ Pure (no Inspect imports), so ``stats/`` can use it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence, TypedDict, cast
+from typing import Any, TypedDict, cast
 
 from inspect_arenahard.stats.sample_usage import SampleUsage
 from inspect_arenahard.stats.verdict_points import (
