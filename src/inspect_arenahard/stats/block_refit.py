@@ -95,7 +95,9 @@ class BlockRefit:
         self.endpoints_single = self.endpoints.astype(np.float32)
         self.endpoints_of_single = self.endpoints_of.astype(np.float32)
         # per model, the battles of its pairs where it is b (its points there: battles − a's)
-        self.as_b = sparse.csr_matrix((np.ones(n_pairs), (design.b, pairs)), shape=(m, n_pairs))
+        self.as_b = sparse.csr_matrix(
+            (np.ones(n_pairs), (design.b, pairs)), shape=(m, n_pairs)
+        )
         # a resample's battles per pair are whole numbers: exact in single precision below 2²⁴
         self.count_type = np.float32 if design.cell_weight.sum() < 2**23 else np.float64
         self.rounds = int(np.clip(BLOCK_VALUES // (n_cells + 8 * n_pairs), 1, MAX_BLOCK_ROUNDS))
