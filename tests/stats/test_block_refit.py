@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import optimize
-from scipy.special import expit
 from scipy.stats import poisson
 
 from inspect_arenahard.stats.block_refit import BlockRefit
@@ -71,13 +70,13 @@ def test_block_refits_are_each_rounds_exact_mle(
     full = fit(design, anchor)
     refit = BlockRefit(design, anchor, full)
     precisions = []
-    original = BlockRefit._expected_points
+    original = BlockRefit._expected
 
     def spy(self: BlockRefit, theta: np.ndarray, battles: np.ndarray) -> np.ndarray:
         precisions.append(theta.dtype)
         return original(self, theta, battles)
 
-    monkeypatch.setattr(BlockRefit, "_expected_points", spy)
+    monkeypatch.setattr(BlockRefit, "_expected", spy)
     monkeypatch.setattr("inspect_arenahard.stats.block_refit.fit", None)  # no round may fall back
     sampler = Resampler(design.cell_weight, np.random.default_rng(4))
     counts = [sampler.draw() for _ in range(12)]
@@ -106,33 +105,6 @@ def test_block_bootstrap_reproduces_the_one_by_one_refits(tournament: tuple[Desi
     sampler = Resampler(design.cell_weight, np.random.default_rng(9))
     one_by_one = np.array([fit(design, anchor, sampler.draw(), init=full).theta for _ in range(40)])
     np.testing.assert_allclose(thetas, one_by_one, rtol=0, atol=2e-10)
-
-
-@pytest.mark.parametrize("spread", [3.0, 80.0, 2000.0])
-def test_expected_points_from_strengths_match_sigma_per_pair(
-    tournament: tuple[Design, int], spread: float
-) -> None:
-    """A model's expected points read from strengths e^θ are Σ battles·σ(θ_model − θ_other)
-    over its pairs (written out here with scipy's σ), in double precision and, where the spread
-    allows it, in single; beyond what strengths can span the sum is taken per pair."""
-    design, anchor = tournament
-    refit = BlockRefit(design, anchor, fit(design, anchor))
-    rng = np.random.default_rng(2)
-    theta = rng.uniform(0, spread, (design.n_models, 3))
-    battles = rng.integers(1, 90, (len(design.a), 3)).astype(float)
-    a, b = design.a, design.b
-    p_a = expit(theta[a] - theta[b])
-    expected = np.stack([
-        np.bincount(a, battles[:, r] * p_a[:, r], design.n_models)
-        + np.bincount(b, battles[:, r] * (1 - p_a[:, r]), design.n_models)
-        for r in range(3)
-    ]).T  # fmt: skip
-    ours = refit._expected_points(theta, battles)
-    np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-9)
-    if spread < 60:
-        single = refit._expected_points(theta.astype(np.float32), battles.astype(np.float32))
-        assert single.dtype == np.float32
-        np.testing.assert_allclose(single, expected, rtol=1e-5, atol=1e-3)
 
 
 @pytest.mark.parametrize("threads", [2, 3])

@@ -7,9 +7,6 @@ per-call cost is paid once per block and the work runs over whole arrays:
 
 * per-pair work is one pass over a (pairs × rounds) array, gathered from and summed into models
   by sparse products; the step is one matrix product with H₀⁻¹ for the whole block;
-* a model's expected points are read from its strength e^θ: σ(θᵢ − θⱼ) = eᶿⁱ / (eᶿⁱ + eᶿʲ), so
-  a pair costs one division and no exponential (a model's sum is its strength times
-  Σ battles / (eᶿⁱ + eᶿʲ) over its pairs; see ``_expected_points``);
 * the first step needs no exponential: at the full-data fit the win probabilities are known and
   the gradient is linear in the counts;
 * while every round is still far from its optimum (steps above ``SINGLE_ABOVE``, for at most
@@ -53,10 +50,6 @@ SINGLE_ABOVE = 1e-4
 (ten times what single precision's rounding moves the iterate at arena scale), at most
 ``SINGLE_STEPS`` times."""
 SINGLE_STEPS = 2
-STRENGTH_SPREAD = {np.dtype(np.float64): 600.0, np.dtype(np.float32): 60.0}
-"""Strengths e^θ (each round's largest at 1) are used while a round's θ spans less than this,
-in each precision: wider, the weakest would underflow (below e^−745, e^−103), and the
-expected points are then summed per pair from σ itself."""
 
 
 class BlockRefit:
@@ -75,6 +68,8 @@ class BlockRefit:
             shape=(n_pairs, m),
         )  # fmt: skip
         self.per_model = (-self.minus_eta.T).tocsr()
+        self.minus_eta_single = self.minus_eta.astype(np.float32)
+        self.per_model_single = self.per_model.astype(np.float32)
         # at the full-data fit: per-model sums of battles × win probability
         p0 = expit(-(self.minus_eta @ full.theta))
         self.expected_at_full = (self.per_model @ sparse.diags(p0)).tocsr()
@@ -92,12 +87,6 @@ class BlockRefit:
         self.hub, self.hub_pairs = _hub(design)
         self.endpoints = abs(self.minus_eta)  # pairs × models, 1 at both of its models
         self.endpoints_of = self.endpoints.T.tocsr()
-        self.endpoints_single = self.endpoints.astype(np.float32)
-        self.endpoints_of_single = self.endpoints_of.astype(np.float32)
-        # per model, the battles of its pairs where it is b (its points there: battles − a's)
-        self.as_b = sparse.csr_matrix(
-            (np.ones(n_pairs), (design.b, pairs)), shape=(m, n_pairs)
-        )
         # a resample's battles per pair are whole numbers: exact in single precision below 2²⁴
         self.count_type = np.float32 if design.cell_weight.sum() < 2**23 else np.float64
         self.rounds = int(np.clip(BLOCK_VALUES // (n_cells + 8 * n_pairs), 1, MAX_BLOCK_ROUNDS))
@@ -144,50 +133,31 @@ class BlockRefit:
         (models × rounds); and which rounds converged (the others: a step too large for H₀,
         or not converged in ``CHORD_STEPS``)."""
         chord = ChordRounds(self.full.theta, battles.shape[1])
-        points = grad_won + self.as_b @ battles  # each model's points, as a and as b
         for step in range(CHORD_STEPS):
             keep = chord.take(self.inverse @ grad)
             if chord.finished:
                 break
             if keep is not None:
-                points, battles = points[:, keep], np.compress(keep, battles, axis=1)
+                grad_won, battles = grad_won[:, keep], np.compress(keep, battles, axis=1)
             theta = chord.params
             if step < SINGLE_STEPS and chord.smallest_step() > SINGLE_ABOVE:
-                grad = points - self._expected_points(theta.astype(np.float32), battles)
+                grad = grad_won - self._expected(theta.astype(np.float32), battles)
             else:
-                grad = points - self._expected_points(theta, battles)
+                grad = grad_won - self._expected(theta, battles)
         return chord.out, chord.converged
 
-    def _expected_points(self, theta: np.ndarray, battles: np.ndarray) -> np.ndarray:
-        """Per model and round, the points it is expected to score at ``theta``: Σ over its
-        pairs of battles × σ(θ_model − θ_other) (in ``theta``'s precision). That is its
-        strength s = e^θ times Σ battles / (s_model + s_other), which needs one exponential per
-        model, not one per pair; where a round's θ spans too widely for that
-        (``STRENGTH_SPREAD``), from σ per pair."""
+    def _expected(self, theta: np.ndarray, battles: np.ndarray) -> np.ndarray:
+        """Per model and round, Σ over its pairs of battles × σ(±η): the gradient's other half
+        (in ``theta``'s precision)."""
         single = theta.dtype == np.float32
-        highest = theta.max(axis=0)
-        if (highest - theta.min(axis=0)).max() >= STRENGTH_SPREAD[theta.dtype]:
-            if single:
-                return self._expected_points(theta.astype(np.float64), battles)
-            return self._expected_by_pairs(theta, battles)
-        strength = theta - highest  # each round's strongest at 1: no overflow
-        np.exp(strength, out=strength)
-        endpoints = self.endpoints_single if single else self.endpoints
-        shares = endpoints @ strength  # per pair: s_a + s_b
-        np.divide(battles, shares, out=shares)
-        endpoints_of = self.endpoints_of_single if single else self.endpoints_of
-        expected = endpoints_of @ shares
-        expected *= strength
-        return expected
-
-    def _expected_by_pairs(self, theta: np.ndarray, battles: np.ndarray) -> np.ndarray:
-        """``_expected_points`` from σ(θ_a − θ_b) per pair: any spread of θ."""
-        expected = self.minus_eta @ theta  # θ_b − θ_a
+        minus_eta = self.minus_eta_single if single else self.minus_eta
+        expected = minus_eta @ theta
         with np.errstate(over="ignore"):
             np.exp(expected, out=expected)
         expected += 1.0
-        np.divide(battles, expected, out=expected)  # battles × σ(θ_a − θ_b): a's expected points
-        return self.per_model @ expected + self.as_b @ battles
+        np.divide(battles, expected, out=expected)
+        per_model = self.per_model_single if single else self.per_model
+        return per_model @ expected
 
     def _linked(self, rows: list[np.ndarray]) -> np.ndarray:
         """Per round (points of a; battles per pair): do they link every model and give a
